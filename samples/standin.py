@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""A stand-in inference program: known load time, TTFT, token count and spacing, on real pipes.
+
+It behaves like a small llama.cpp-style binary: logs on stderr, a ready line when "weights" are loaded,
+the prompt echoed on stdout, then tokens written one at a time without newlines. With ``--stamps`` it
+prints its own CLOCK_MONOTONIC timestamps (ns) as one JSON line on stderr at the end, so a test or a
+benchmark can compare phasewrap's stamps with the child's own clock.
+
+    python samples/standin.py --load-s 0.8 --ttft-s 0.4 --tokens 40 --interval-s 0.02 -p "Hello there"
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+WORDS = ("the", "model", "feels", "slow", "until", "you", "measure", "each", "phase", "apart")
+
+
+def burn_until(deadline_s: float) -> None:
+    x = 0
+    while time.monotonic() < deadline_s:
+        x += 1
+
+
+def wait(seconds: float, mode: str) -> None:
+    deadline = time.monotonic() + seconds
+    if mode == "burn":
+        burn_until(deadline)
+    else:
+        time.sleep(max(0.0, deadline - time.monotonic()))
+
+
+def read_file(path: str, block_bytes: int = 1 << 20) -> int:
+    total = 0
+    with open(path, "rb", buffering=0) as fh:
+        while True:
+            block = fh.read(block_bytes)
+            if not block:
+                return total
+            total += len(block)
+
+
+def write(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--load-s", type=float, default=0.8, help="time from start to the ready line")
+    p.add_argument("--load-mode", choices=("sleep", "burn"), default="sleep", help="sleep, or burn one CPU core")
+    p.add_argument("--read", metavar="FILE", help="read this file (the 'weights') during load")
+    p.add_argument("--ttft-s", type=float, default=0.4, help="time from the ready line to the first token")
+    p.add_argument("--tokens", type=int, default=40, help="number of tokens to write")
+    p.add_argument("--interval-s", type=float, default=0.02, help="time between tokens")
+    p.add_argument("--decode-mode", choices=("sleep", "burn"), default="sleep")
+    p.add_argument("-p", "--prompt", default="", help="prompt, echoed on stdout after the ready line")
+    p.add_argument("--ready-line", default="standin: model loaded", help="stderr line that marks ready")
+    p.add_argument("--binary", action="store_true", help="tokens are raw bytes, including invalid UTF-8")
+    p.add_argument("--exit-code", type=int, default=0)
+    p.add_argument("--stamps", action="store_true", help="print own monotonic stamps as JSON on stderr at the end")
+    a = p.parse_args()
+
+    t_start_ns = time.monotonic_ns()
+    write(2, b"standin: loading weights\n")
+    load_deadline = time.monotonic() + a.load_s
+    read_bytes = read_file(a.read) if a.read else 0
+    wait(load_deadline - time.monotonic(), a.load_mode)
+    write(2, (a.ready_line + "\n").encode())
+    ready_ns = time.monotonic_ns()
+    if a.prompt:
+        write(1, a.prompt.encode())
+    wait(a.ttft_s, "sleep")
+    token_ns = []
+    for i in range(a.tokens):
+        if i:
+            wait(a.interval_s, a.decode_mode)
+        if a.binary:
+            token = bytes([(i * 37 + 128) % 256, i % 256, 0x1B if i % 7 == 0 else 0x41])
+        else:
+            token = (" " + WORDS[i % len(WORDS)]).encode()
+        write(1, token)
+        token_ns.append(time.monotonic_ns())
+    write(2, f"standin: generated {a.tokens} tokens, read {read_bytes} bytes\n".encode())
+    if a.stamps:
+        stamps = {"start_ns": t_start_ns, "ready_ns": ready_ns, "first_token_ns": token_ns[0] if token_ns else None,
+                  "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns)}
+        write(2, (json.dumps(stamps) + "\n").encode())
+    return a.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""phasewrap run end to end on real child processes."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .conftest import PHASEWRAP, STANDIN, json_record, read_jsonl, run_phasewrap
+
+TOLERANCE_NS = 30_000_000
+
+
+def test_standin_phases_agree_with_child_clock():
+    proc = run_phasewrap(["run", "--ready", "model loaded", "--format", "json", "--", *STANDIN,
+                          "--load-s", "0.8", "--ttft-s", "0.4", "--tokens", "40", "--interval-s", "0.02",
+                          "-p", "Tell me about phases", "--stamps"])
+    assert proc.returncode == 0, proc.stderr
+    rec = json_record(proc)
+    stamps = json.loads(proc.stderr.decode().splitlines()[-1])
+    t0 = rec["t0_monotonic_ns"]
+    for marker, child_ns in (("ready", stamps["ready_ns"]), ("first_token", stamps["first_token_ns"]),
+                             ("last_token", stamps["last_token_ns"])):
+        ours = t0 + round(rec["markers"][marker]["t_s"] * 1e9)
+        assert abs(ours - child_ns) <= TOLERANCE_NS, (marker, ours - child_ns)
+    assert rec["tokens"] == {"output": 40, "source": "chunks", "input": None, "chunks": 40}
+    assert rec["markers"]["first_token"]["text"] == "the"  # the echoed prompt is not the first token
+    assert abs(rec["phases"]["ttft_s"] - 0.4) <= 0.03
+    assert abs(rec["phases"]["decode_s"] - 39 * 0.02) <= 0.05
+    assert rec["status"] == "ok" and rec["missing"] == []
+
+
+PASSTHROUGH_CHILD = r"""
+import os, time
+w = lambda fd, b: os.write(fd, b)
+w(1, b"plain\n\x00nul\xff\xfe invalid\x1b[31mred\x1b[0m\r10%\r50%\r100%\n")
+e = "é€".encode()
+w(1, e[:3]); time.sleep(0.05); w(1, e[3:])
+w(2, b"log line\n\xc3")
+time.sleep(0.05)
+w(2, b"\xa9 tail without newline")
+w(1, b"x" * 300000)
+"""
+
+
+def test_passthrough_is_byte_identical_to_unwrapped_run():
+    bare = subprocess.run([sys.executable, "-c", PASSTHROUGH_CHILD], capture_output=True)
+    wrapped = run_phasewrap(["run", "--format", "none", "--", sys.executable, "-c", PASSTHROUGH_CHILD])
+    assert wrapped.returncode == 0
+    assert wrapped.stdout == bare.stdout
+    assert wrapped.stderr == bare.stderr
+
+
+def test_exit_code_passes_through():
+    proc = run_phasewrap(["run", "--format", "none", "--", sys.executable, "-c", "raise SystemExit(3)"])
+    assert proc.returncode == 3
+
+
+def test_signal_death_exits_128_plus_n_with_killed_record(tmp):
+    log = tmp / "runs.jsonl"
+    proc = run_phasewrap(["run", "--jsonl", str(log), "--format", "none", "--", sys.executable, "-c",
+                          "import os, signal; print('hi', flush=True); os.kill(os.getpid(), signal.SIGSEGV)"])
+    assert proc.returncode == 128 + signal.SIGSEGV
+    rec = read_jsonl(log)[0]
+    assert rec["status"] == "killed" and rec["child"]["signal"] == signal.SIGSEGV
+
+
+def test_missing_binary_exits_127():
+    proc = run_phasewrap(["run", "--", "/nonexistent/llama-nope"])
+    assert proc.returncode == 127
+    assert b"command not found" in proc.stderr
+
+
+def test_invalid_regex_is_usage_error_naming_option():
+    proc = run_phasewrap(["run", "--ready", "(", "--", "true"])
+    assert proc.returncode == 2
+    lines = proc.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "--ready: invalid regex '('" in lines[0]
+
+
+def test_unwritable_output_fails_before_child_starts(tmp):
+    marker = tmp / "started"
+    proc = run_phasewrap(["run", "--jsonl", "/nonexistent-dir/x.jsonl", "--", sys.executable, "-c",
+                          f"open({str(marker)!r}, 'w')"])
+    assert proc.returncode == 2
+    assert b"--jsonl: directory /nonexistent-dir does not exist" in proc.stderr
+    assert not marker.exists()
+
+
+def test_sigint_reaches_child_group_and_record_says_interrupted(tmp):
+    log = tmp / "runs.jsonl"
+    flag = tmp / "child-got-sigint"
+    child = (f"import signal, sys, time\n"
+             f"def h(*a):\n    open({str(flag)!r}, 'w').close(); sys.exit(1)\n"
+             f"signal.signal(signal.SIGINT, h)\nprint('ready', flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen(PHASEWRAP + ["run", "--jsonl", str(log), "--format", "none", "--", sys.executable,
+                                         "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    assert proc.stdout.readline() == b"ready\n"
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=20)
+    assert flag.exists()
+    rec = read_jsonl(log)[0]
+    assert rec["status"] == "interrupted"
+    assert rec["child"]["received_signal"] == signal.SIGINT
+
+
+def test_pty_gives_child_a_terminal():
+    proc = run_phasewrap(["run", "--pty", "--format", "json", "--", sys.executable, "-c",
+                          "import sys; print('tty' if sys.stdout.isatty() else 'pipe')"])
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(b"tty\n")  # raw mode: no \r\n translation
+
+
+def test_burst_at_exit_is_reported():
+    # what a block-buffered child looks like: nothing for a while, then everything as it exits
+    child = "import os, time\ntime.sleep(1.2)\nos.write(1, b'a b c d\\n')\n"
+    proc = run_phasewrap(["run", "--format", "json", "--quiet", "--", sys.executable, "-c", child])
+    rec = json.loads(proc.stdout)
+    assert any("one burst at exit" in w for w in rec["warnings"])
+
+
+def test_quiet_suppresses_passthrough_and_summary_goes_to_stderr():
+    proc = run_phasewrap(["run", "--quiet", "--", *STANDIN, "--load-s", "0.1", "--ttft-s", "0.05", "--tokens", "3"])
+    assert proc.stdout == b""
+    err = proc.stderr.decode()
+    assert "phase" in err and "share" in err and "dominant phase" in err
+
+
+def test_missing_phases_are_null_with_reasons():
+    proc = run_phasewrap(["run", "--ready", "never-printed", "--format", "json", "--quiet", "--", *STANDIN,
+                          "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "3"])
+    rec = json.loads(proc.stdout)
+    assert rec["phases"]["load_s"] is None and rec["phases"]["ttft_s"] is None
+    reasons = {m["field"]: m["reason"] for m in rec["missing"]}
+    assert "never appeared" in reasons["load_s"]
+    assert rec["markers"]["ready"] is None
+    assert rec["phases"]["total_s"] > 0
+
+
+def test_csv_header_once_and_tags_as_columns(tmp):
+    path = tmp / "log.csv"
+    for quant in ("Q4_K_M", "Q8_0"):
+        proc = run_phasewrap(["run", "--quiet", "--format", "none", "--csv", str(path), "--tag", f"quant={quant}",
+                              "--tag", "ctx=4096", "--note", "baseline", "--", *STANDIN, "--load-s", "0.05",
+                              "--ttft-s", "0.05", "--tokens", "3", "--interval-s", "0.01"])
+        assert proc.returncode == 0
+    rows = path.read_text().splitlines()
+    assert rows[0] == ("date_time,ctx,quant,input_tokens,output_tokens,load_s,ttft_s,decode_s,ms_per_token,"
+                       "vram_peak_mib,status,note")
+    assert len(rows) == 3
+    assert rows[1].split(",")[1:3] == ["4096", "Q4_K_M"] and rows[2].split(",")[2] == "Q8_0"
+    assert rows[2].endswith(",ok,baseline")
+
+
+def test_concurrent_appends_leave_whole_lines(tmp):
+    path = tmp / "runs.jsonl"
+    procs = [subprocess.Popen(PHASEWRAP + ["run", "--quiet", "--format", "none", "--jsonl", str(path), "--tag",
+                                           f"i={i}", "--", sys.executable, "-c", "print('x' * 5000)"],
+                              stdin=subprocess.DEVNULL) for i in range(8)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    records = read_jsonl(path)
+    assert sorted(r["tags"]["i"] for r in records) == [str(i) for i in range(8)]
+
+
+def test_capture_is_lossless_and_has_header(tmp):
+    from wrapper.capture import read_capture
+
+    proc = run_phasewrap(["run", "--quiet", "--format", "json", "--capture", str(tmp / "cap"), "--",
+                          sys.executable, "-c", PASSTHROUGH_CHILD])
+    rec = json.loads(proc.stdout)
+    bare = subprocess.run([sys.executable, "-c", PASSTHROUGH_CHILD], capture_output=True)
+    [name] = os.listdir(tmp / "cap")
+    cap = read_capture(str(tmp / "cap" / name))
+    assert cap.header["t0_monotonic_ns"] == rec["t0_monotonic_ns"]
+    assert b"".join(c.data for c in cap.chunks if c.stream == "out") == bare.stdout
+    assert b"".join(c.data for c in cap.chunks if c.stream == "err") == bare.stderr
+    assert cap.record["run_id"] == rec["run_id"] and not cap.truncated
+    mode = os.stat(tmp / "cap" / name).st_mode
+    assert not mode & 0o002

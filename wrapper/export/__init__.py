@@ -1,0 +1,1 @@
+"""Serializers (pure: record(s) → text) and the one appender that does file I/O."""

@@ -1,0 +1,57 @@
+"""The measurement-log CSV: one row per run, tags as columns, header written once."""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Optional
+
+FIXED_HEAD = ["date_time"]
+FIXED_TAIL = ["input_tokens", "output_tokens", "load_s", "ttft_s", "decode_s", "ms_per_token",
+              "vram_peak_mib", "status", "note"]
+
+
+def _vram_peak(record: dict) -> Optional[float]:
+    total = ((record.get("resources") or {}).get("total") or {})
+    return total.get("vram_used_peak_mib")
+
+
+def _cell(value) -> str:
+    return "" if value is None else str(value)
+
+
+def row(record: dict, columns: list[str]) -> list[str]:
+    phases = record["phases"]
+    tokens = record.get("tokens") or {}
+    values = {
+        "date_time": record["started_at"],
+        "input_tokens": tokens.get("input"),
+        "output_tokens": tokens.get("output"),
+        "load_s": phases.get("load_s"),
+        "ttft_s": phases.get("ttft_s"),
+        "decode_s": phases.get("decode_s"),
+        "ms_per_token": record.get("ms_per_token"),
+        "vram_peak_mib": _vram_peak(record),
+        "status": record["status"],
+        "note": record.get("note"),
+    }
+    tags = record.get("tags") or {}
+    return [_cell(values[c]) if c in values else _cell(tags.get(c)) for c in columns]
+
+
+def columns_for(record: dict) -> list[str]:
+    return FIXED_HEAD + sorted(record.get("tags") or {}) + FIXED_TAIL
+
+
+def render(records: list[dict], header_line: Optional[str]) -> tuple[str, list[str]]:
+    """CSV text to append and the tags left out because the existing header has no column for them."""
+    if header_line is None:
+        columns = columns_for(records[0])
+        out_rows = [columns]
+    else:
+        columns = next(csv.reader([header_line]))
+        out_rows = []
+    dropped = sorted({k for r in records for k in (r.get("tags") or {}) if k not in columns})
+    out_rows += [row(r, columns) for r in records]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(out_rows)
+    return buf.getvalue(), dropped

@@ -1,0 +1,89 @@
+"""The human summary printed on stderr after a run (pure: record → text)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from tabulate import tabulate
+
+from ..record import dominant_phase
+
+PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+RESOURCE_COLUMNS = (
+    ("peak VRAM MiB", "vram_used_peak_mib", "{:.0f}"),
+    ("GPU util %", "gpu_util_mean", "{:.0f}"),
+    ("CPU % mean", "cpu_pct_mean", "{:.0f}"),
+    ("CPU % max", "cpu_pct_max", "{:.0f}"),
+    ("busiest thread %", "cpu_busiest_thread_pct_max", "{:.0f}"),
+    ("disk read MB", "disk_read_mib", "{:.1f}"),
+)
+BAR_CHARS = 40
+
+
+def _fmt(value, pattern="{:.3f}") -> str:
+    return "n/a" if value is None else pattern.format(value)
+
+
+def _reason(record: dict, field: str) -> Optional[str]:
+    for item in record.get("missing", []):
+        if item["field"] == field:
+            return item["reason"]
+    return None
+
+
+def phase_bar(record: dict) -> Optional[str]:
+    """A one-line bar of phase shares, e.g. ``[LLLLLLLLTTDDDDDDDD..] L=40% T=10% D=40%``."""
+    phases = record["phases"]
+    total = phases.get("total_s")
+    if not total:
+        return None
+    bar, legend = "", []
+    for letter, key in (("L", "load_s"), ("T", "ttft_s"), ("D", "decode_s")):
+        value = phases.get(key)
+        if value is None:
+            continue
+        share = value / total
+        bar += letter * round(share * BAR_CHARS)
+        legend.append(f"{letter}={share:.0%}")
+    bar = (bar + "." * BAR_CHARS)[:BAR_CHARS]
+    return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
+
+
+def render(record: dict) -> str:
+    """The per-run table: phase, seconds, share of total, resource columns when sampled."""
+    phases = record["phases"]
+    total = phases.get("total_s")
+    resources = record.get("resources") or {}
+    res_cols = [c for c in RESOURCE_COLUMNS if any((resources.get(p) or {}).get(c[1]) is not None
+                                                    for p, _ in PHASE_ROWS)]
+    rows = []
+    for name, key in PHASE_ROWS:
+        value = phases.get(key)
+        share = "" if value is None or not total else f"{value / total:.0%}"
+        seconds = _fmt(value) if value is not None else f"n/a ({_reason(record, key) or 'not measured'})"
+        per_phase = resources.get(name) or {}
+        rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
+    lines = [f"phasewrap: run {record['run_id']} · {record['status']} (exit {record['exit_code']}) · "
+             f"profile {record['profile']}"]
+    lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [c[0] for c in res_cols],
+                          disable_numparse=True))
+    tokens = record.get("tokens") or {}
+    if tokens.get("output") is not None:
+        rate = record.get("ms_per_token")
+        lines.append(f"tokens: {tokens['output']} ({tokens['source']})"
+                     + (f" · {rate:.2f} ms/token · {record['tokens_per_s']:.1f} tokens/s" if rate else ""))
+    dom = dominant_phase(record)
+    if dom is not None:
+        lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")
+    bar = phase_bar(record)
+    if bar:
+        lines.append(bar)
+    for row in record.get("reported_vs_measured") or []:
+        flag = f"  <-- differs: {row['why']}" if row["flagged"] else ""
+        lines.append(f"{row['phase'][:-2]}: measured {row['measured_s']:.3f} s, framework reports "
+                     f"{row['reported_s']:.3f} s (diff {row['diff_s']:+.3f} s){flag}")
+    for item in record.get("missing", []):
+        if item["field"].startswith("markers."):
+            lines.append(f"marker never seen: {item['field'][8:]}: {item['reason']}")
+    for warning in record.get("warnings", []):
+        lines.append(f"warning: {warning}")
+    return "\n".join(lines) + "\n"

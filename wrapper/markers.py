@@ -1,0 +1,259 @@
+"""Markers over the decoded output: regex rules, the echo-aware first-token rule and token counting.
+
+Everything here is fed stamped chunks in arrival order and never reads a clock of its own. Matching runs
+over each stream's decoded text in a bounded window, so a marker split across two reads still matches and
+is stamped with the chunk that completes it, while memory stays bounded for any output size.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from .events import ERR, OUT, Chunk, Marker
+
+WINDOW_CHARS = 4096
+ANY = "any"
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_SPACE = re.compile(r"\s+")
+MARKER_TEXT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class MarkerSpec:
+    """A named regex and the stream(s) it watches (``out``, ``err`` or ``any``)."""
+
+    name: str
+    pattern: re.Pattern
+    stream: str = ANY
+
+    def watches(self, stream: str) -> bool:
+        return self.stream == ANY or self.stream == stream
+
+
+def compile_marker(option: str, name: str, regex: str, stream: str = ANY) -> MarkerSpec:
+    """Compile a marker; a bad regex raises ValueError naming the option (the CLI turns it into exit 2)."""
+    if stream not in (OUT, ERR, ANY):
+        raise ValueError(f"{option}: stream must be out, err or any, not {stream!r}")
+    try:
+        pattern = re.compile(regex, re.MULTILINE)
+    except re.error as exc:
+        raise ValueError(f"{option}: invalid regex {regex!r} ({exc}); fix the pattern or quote it for the shell") from None
+    return MarkerSpec(name, pattern, stream)
+
+
+def _trim(text: str) -> str:
+    text = _ANSI.sub("", text).strip()
+    return text if len(text) <= MARKER_TEXT_CHARS else text[:MARKER_TEXT_CHARS] + "…"
+
+
+class _StreamText:
+    """Incremental UTF-8 decoding of one stream with a bounded tail kept for cross-chunk matches."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.tail = ""
+
+    def push(self, data: bytes) -> tuple[str, str]:
+        """Return (window, new_text): the previous tail joined to the new text, and the new text alone."""
+        text = self._decoder.decode(data)
+        window = self.tail + text
+        self.tail = window[-WINDOW_CHARS:]
+        return window, text
+
+
+class EchoFilter:
+    """Recognises the echoed prompt at the start of the token stream.
+
+    The echo is output that reproduces a candidate prompt (the profile's prompt flag value, else any
+    argument). Whitespace is ignored on both sides because tokenizers add a leading space or fold runs of
+    spaces. Text is fed in order; ``feed`` returns the part that is not echo (``""`` while the echo goes on).
+    """
+
+    def __init__(self, candidates: Iterable[str]) -> None:
+        self._candidates = [_SPACE.sub("", c) for c in candidates if _SPACE.sub("", c)]
+        self._pos = [0] * len(self._candidates)
+        self._done = not self._candidates
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def feed(self, text: str) -> str:
+        if self._done:
+            return text
+        for i, ch in enumerate(text):
+            if ch.isspace():
+                continue
+            alive = False
+            for k, cand in enumerate(self._candidates):
+                pos = self._pos[k]
+                if pos < 0:
+                    continue
+                if pos < len(cand) and cand[pos] == ch:
+                    self._pos[k] = pos + 1
+                    alive = True
+                    if pos + 1 == len(cand):
+                        self._done = True
+                        return text[i + 1:]
+                else:
+                    self._pos[k] = -1
+            if not alive:
+                self._done = True
+                return text[i:]
+        return ""
+
+
+@dataclass(frozen=True)
+class TokenRule:
+    """How the token stream is read: which stream, the prompts it may echo, what ends the tokens.
+
+    ``first_token``: a regex that marks the first token instead of the echo-aware default.
+    ``end``: a regex on the token stream after which nothing counts as a token (mlx_lm's closing
+    separator, llama.cpp's ``[end of text]``).
+    """
+
+    stream: str = OUT
+    prompts: tuple[str, ...] = ()
+    first_token: Optional[MarkerSpec] = None
+    end: Optional[re.Pattern] = None
+
+
+class PhaseTracker:
+    """Consumes chunks; produces the ready / first_token / last_token markers, named marks and a token count.
+
+    ``ready``: the spec that marks the model as loaded, or None when the profile has none (then the token
+    rule starts at launch). ``ready_optional``: the token rule starts at launch anyway and starts over when
+    ready appears (``--profile auto`` before it knows the framework). Hot-path note: once every regex marker is found and the echo is past, a chunk
+    costs a stream comparison and two assignments.
+    """
+
+    def __init__(
+        self, ready: Optional[MarkerSpec], marks: Sequence[MarkerSpec], tokens: TokenRule, ready_optional: bool = False
+    ) -> None:
+        self._ready_spec = None if ready_optional else ready
+        self._restart_on_ready = ready_optional and ready is not None
+        self._pending = ([ready] if ready else []) + list(marks)
+        self._tokens = tokens
+        self._echo = EchoFilter(tokens.prompts)
+        self._texts = {OUT: _StreamText(), ERR: _StreamText()}
+        self.found: dict[str, Marker] = {}
+        self.token_chunks = 0
+        self.token_bytes = 0
+        self.last_token: Optional[Marker] = None
+        self._counting = False
+        self._blank_chunks = 0
+        self._ended = False
+        self._token_tail = ""
+        self.stream_bytes = {OUT: 0, ERR: 0}
+        self.stream_first_ns: dict[str, int] = {}
+        self.stream_last_ns: dict[str, int] = {}
+
+    @property
+    def ready(self) -> Optional[Marker]:
+        return self.found.get("ready")
+
+    @property
+    def first_token(self) -> Optional[Marker]:
+        return self.found.get("first_token")
+
+    def _needs_text(self, stream: str) -> bool:
+        if any(spec.watches(stream) for spec in self._pending):
+            return True
+        if stream != self._tokens.stream:
+            return False
+        return not self._counting or self._tokens.end is not None
+
+    def feed(self, chunk: Chunk) -> None:
+        stream = chunk.stream
+        self.stream_bytes[stream] += len(chunk.data)
+        self.stream_last_ns[stream] = chunk.t_ns
+        if stream not in self.stream_first_ns:
+            self.stream_first_ns[stream] = chunk.t_ns
+        if not self._needs_text(stream):
+            if stream == self._tokens.stream and not self._ended:
+                self._count(chunk, None)
+            return
+        window, text = self._texts[stream].push(chunk.data)
+        if self._pending:
+            self._match_regexes(chunk, stream, window)
+        if stream == self._tokens.stream and not self._ended:
+            self._token_text(chunk, text)
+
+    def _match_regexes(self, chunk: Chunk, stream: str, window: str) -> None:
+        still = []
+        for spec in self._pending:
+            match = spec.pattern.search(window) if spec.watches(stream) else None
+            if match is None:
+                still.append(spec)
+            else:
+                self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
+                if spec.name == "ready" and self._restart_on_ready:
+                    self._restart_tokens()
+        self._pending = still
+
+    def _restart_tokens(self) -> None:
+        self.found.pop("first_token", None)
+        self._counting = False
+        self.token_chunks = 0
+        self._blank_chunks = 0
+        self.token_bytes = 0
+        self.last_token = None
+        self._token_tail = ""
+
+    def _token_text(self, chunk: Chunk, text: str) -> None:
+        if self._counting:
+            self._count(chunk, text)
+            return
+        visible = _ANSI.sub("", text)
+        if self._ready_spec is not None and "ready" not in self.found:
+            # Output before the model is ready is not a token, but it can be the start of the echo.
+            self._echo.feed(visible)
+            return
+        rule = self._tokens.first_token
+        if rule is not None:
+            window = self._token_tail + visible
+            self._token_tail = window[-WINDOW_CHARS:]
+            match = rule.pattern.search(window)
+            if match is None:
+                return
+            self.found["first_token"] = Marker("first_token", chunk.t_ns, chunk.stream, _trim(match.group(0)))
+        else:
+            rest = self._echo.feed(visible)
+            if not rest:
+                return
+            self.found["first_token"] = Marker("first_token", chunk.t_ns, chunk.stream, _trim(rest))
+        self._counting = True
+        self._count(chunk, None)
+
+    def _count(self, chunk: Chunk, text: Optional[str]) -> None:
+        if text is not None and self._tokens.end is not None:
+            window = self._token_tail + text
+            match = self._tokens.end.search(window)
+            if match is not None:
+                self._ended = True
+                before = window[: match.start()]
+                if not before[len(self._token_tail):].strip():
+                    return
+            self._token_tail = window[-WINDOW_CHARS:]
+        if chunk.data.isspace():
+            # Whitespace after the last token (a closing newline) is not a token; it counts only once
+            # a later token shows it was inside the stream.
+            self._blank_chunks += 1
+            return
+        self.token_chunks += 1 + self._blank_chunks
+        self._blank_chunks = 0
+        self.token_bytes += len(chunk.data)
+        self.last_token = Marker("last_token", chunk.t_ns, chunk.stream, "")
+
+    def markers(self) -> dict[str, Marker]:
+        """All markers found so far, ``last_token`` included."""
+        out = dict(self.found)
+        if self.last_token is not None:
+            out["last_token"] = self.last_token
+        return out
+
+    def pending(self) -> list[MarkerSpec]:
+        """Regex markers never seen (for the missing-reason list)."""
+        return list(self._pending)

@@ -1,0 +1,211 @@
+"""Per-framework knowledge as data: markers, the token stream, prompt flags, version flag, warnings.
+
+A profile is one row of ``PROFILES``; nothing else in the package branches on framework names.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from .events import ERR, OUT
+from .markers import ANY
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What phasewrap knows about one framework's console behaviour.
+
+    ready: regex marking "weights loaded, accepting input" (None: the framework prints no such line).
+    first_token: regex for the first token; None means the default rule: the first bytes on the token
+        stream after ready that are not the echoed prompt.
+    token_end: regex on the token stream after which output is no longer tokens (a closing separator).
+    prompt_flags / prompt_file_flags: where the prompt is given, to recognise its echo.
+    missing_flags: (executable regex, flag alternatives, warning): warn when that executable runs without
+        any of the flags.
+    reported_output_offset: output tokens = the framework's eval count + this (llama.cpp counts eval
+        "runs": the first token comes out of prompt eval, so output = runs + 1).
+    definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
+    """
+
+    name: str
+    framework: str
+    summary: str
+    executables: tuple[str, ...] = ()
+    arg_patterns: tuple[str, ...] = ()
+    output_detect: Optional[str] = None
+    ready: Optional[str] = None
+    ready_stream: str = ANY
+    first_token: Optional[str] = None
+    token_stream: str = OUT
+    token_end: Optional[str] = None
+    prompt_flags: tuple[str, ...] = ()
+    prompt_file_flags: tuple[str, ...] = ()
+    version_args: tuple[str, ...] = ()
+    server: bool = False
+    missing_flags: tuple[tuple[str, tuple[str, ...], str], ...] = field(default_factory=tuple)
+    reported_output_offset: int = 0
+    definitions: tuple[tuple[str, str], ...] = ()
+
+
+LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
+LLAMA_FILE_FLAGS = ("-f", "--file")
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            name="llama.cpp",
+            framework="llama.cpp",
+            summary="llama-completion / llama-cli / main: ready at the `generate: n_ctx = …` log line (stderr), "
+            "first token = first stdout bytes after it that are not the echoed -p prompt",
+            executables=(r"llama-completion", r"llama-cli", r"main", r"llama-simple", r"llama-run"),
+            ready=r"generate: n_ctx\s*=|main: prompt: '",
+            ready_stream=ERR,
+            token_end=r" ?\[end of text\]",
+            reported_output_offset=1,
+            definitions=(
+                ("load_s", "llama.cpp's load time starts after process start-up and includes the warm-up run"),
+                ("ttft_s", "llama.cpp's prompt eval time excludes sampling and the time to print the first token"),
+                ("decode_s", "llama.cpp's eval time counts the runs after the first token and excludes printing"),
+            ),
+            prompt_flags=LLAMA_PROMPT_FLAGS,
+            prompt_file_flags=LLAMA_FILE_FLAGS,
+            version_args=("--version",),
+            missing_flags=(
+                (
+                    r"llama-cli",
+                    ("--simple-io",),
+                    "llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
+                    "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)",
+                ),
+            ),
+        ),
+        Profile(
+            name="llama-server",
+            framework="llama-server",
+            summary="llama-server: ready when it logs `listening on` / `server is listening`; tokens come from "
+            "the HTTP stream of --request",
+            executables=(r"llama-server", r"server"),
+            ready=r"server is listening on|listening on http|HTTP server listening",
+            ready_stream=ANY,
+            version_args=("--version",),
+            server=True,
+        ),
+        Profile(
+            name="ollama",
+            framework="ollama",
+            summary="ollama: `serve` is ready at `Listening on`; `ollama run` prints no load marker (its "
+            "--verbose load duration lands in reported.load_ms); first token = first stdout bytes",
+            executables=(r"ollama",),
+            ready=r"Listening on ",
+            ready_stream=ERR,
+            version_args=("--version",),
+        ),
+        Profile(
+            name="vllm",
+            framework="vllm",
+            summary="vLLM server: ready at `Application startup complete` / `Uvicorn running on`; tokens from --request",
+            executables=(r"vllm",),
+            arg_patterns=(r"^vllm(\.entrypoints.*)?$",),
+            ready=r"Application startup complete|Uvicorn running on",
+            ready_stream=ANY,
+            version_args=("--version",),
+            server=True,
+        ),
+        Profile(
+            name="mlx_lm",
+            framework="mlx_lm",
+            summary="mlx_lm.generate: ready at the first `==========` separator (stdout), tokens until the second",
+            executables=(r"mlx_lm\.generate", r"mlx_lm"),
+            arg_patterns=(r"^mlx_lm(\.generate)?$",),
+            ready=r"^==========\s*$",
+            ready_stream=OUT,
+            token_end=r"\n?==========",
+            prompt_flags=("-p", "--prompt"),
+        ),
+        Profile(
+            name="transformers",
+            framework="transformers",
+            summary="a transformers script using generate() with a streamer: ready when the weight-loading "
+            "progress bar reaches 100% (stderr), first token = first stdout bytes after it",
+            output_detect=r"(?:Loading checkpoint shards|Loading weights)\s*:\s*100%",
+            ready=r"(?:Loading checkpoint shards|Loading weights)\s*:\s*100%",
+            ready_stream=ERR,
+        ),
+        Profile(
+            name="generic",
+            framework="unknown",
+            summary="any program: no ready marker (load and TTFT are missing unless --ready is given), first "
+            "token = first stdout bytes that do not echo an argument, decode = first to last stdout chunk",
+        ),
+    )
+}
+
+AUTO = "auto"
+PYTHON_EXE = re.compile(r"^python(\d+(\.\d+)?)?$")
+
+
+def names() -> list[str]:
+    return [AUTO, *PROFILES]
+
+
+def resolve(name: str, argv: Sequence[str]) -> tuple[Profile, list[Profile]]:
+    """Pick a profile: by name, or for ``auto`` by the executable, then by ``-m module`` arguments.
+
+    Returns (profile, output_candidates): when auto can't tell from the command line it returns
+    ``generic`` and the profiles recognisable from output, to be switched to when one of them matches.
+    """
+    if name != AUTO:
+        try:
+            return PROFILES[name], []
+        except KeyError:
+            raise ValueError(f"--profile: unknown profile {name!r}; choose one of: {', '.join(names())}") from None
+    exe = os.path.basename(argv[0]) if argv else ""
+    for profile in PROFILES.values():
+        if any(re.fullmatch(pat, exe) for pat in profile.executables):
+            return profile, []
+    for profile in PROFILES.values():
+        if any(re.fullmatch(pat, arg) for pat in profile.arg_patterns for arg in argv[1:3]):
+            return profile, []
+    candidates = [p for p in PROFILES.values() if p.output_detect]
+    return PROFILES["generic"], candidates
+
+
+def prompts(profile: Profile, argv: Sequence[str], read_file=None) -> tuple[str, ...]:
+    """Prompt texts the output may echo: the prompt flag's value, a prompt file, else long plain arguments."""
+    found: list[str] = []
+    args = list(argv[1:])
+    for i, arg in enumerate(args):
+        for flag in profile.prompt_flags:
+            if arg == flag and i + 1 < len(args):
+                found.append(args[i + 1])
+            elif arg.startswith(flag + "=") and flag.startswith("--"):
+                found.append(arg[len(flag) + 1:])
+        for flag in profile.prompt_file_flags:
+            if arg == flag and i + 1 < len(args):
+                text = (read_file or _read_small)(args[i + 1])
+                if text:
+                    found.append(text)
+    if found or profile.prompt_flags:
+        return tuple(found)
+    return tuple(a for a in args if len(a.strip()) >= 8 and not a.startswith("-") and not os.path.exists(a))
+
+
+def _read_small(path: str, limit_bytes: int = 1 << 20) -> Optional[str]:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit_bytes).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def command_warnings(profile: Profile, argv: Sequence[str]) -> list[str]:
+    """Warnings the command line alone justifies (e.g. llama-cli without --simple-io)."""
+    exe = os.path.basename(argv[0]) if argv else ""
+    return [
+        text
+        for exe_pattern, flags, text in profile.missing_flags
+        if re.fullmatch(exe_pattern, exe) and not any(f in argv for f in flags)
+    ]

@@ -1,0 +1,230 @@
+"""One run, start to record: config → launch (stamped chunks) → tracker/capture/reported → record.
+
+Data flows one way: the launcher's chunks go to the tracker (markers, tokens), the capture writer and the
+reported-figures line feeder; samplers run beside; at the end everything is assembled by ``record.build``.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from . import profiles as _profiles
+from .capture import CaptureWriter
+from .events import Chunk
+from .launch import Control, LaunchOptions, LaunchResult, launch
+from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
+from .record import RunFacts, build, iso_utc
+from .reported import LineFeeder
+
+BURST_WINDOW_S = 0.1
+BURST_MIN_RUN_S = 1.0
+
+
+@dataclass
+class RunConfig:
+    """Everything ``phasewrap run`` needs for one run. Regexes are compiled by ``prepare``."""
+
+    command: list
+    profile: str = "auto"
+    ready: Optional[str] = None
+    ready_stream: str = ANY
+    first_token: Optional[str] = None
+    first_token_stream: str = ANY
+    marks: list = field(default_factory=list)  # (name, regex, stream)
+    tags: dict = field(default_factory=dict)
+    note: Optional[str] = None
+    quiet: bool = False
+    pty: bool = False
+    timeout_s: Optional[float] = None
+    kill_grace_s: float = 5.0
+    drain_s: float = 2.0
+    capture_dir: Optional[str] = None
+    env: Optional[dict] = None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A config checked and compiled: usage errors surface here, before anything is started."""
+
+    config: RunConfig
+    profile: _profiles.Profile
+    candidates: tuple
+    ready: Optional[MarkerSpec]
+    ready_optional: bool
+    marks: tuple
+    tokens: TokenRule
+    warnings: tuple
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """Resolve the profile and compile markers; raises ValueError naming the bad option."""
+    if not config.command:
+        raise ValueError("run: no command given; usage: phasewrap run [options] -- CMD [ARGS...]")
+    profile, candidates = _profiles.resolve(config.profile, config.command)
+    ready, ready_optional = None, False
+    if config.ready is not None:
+        ready = compile_marker("--ready", "ready", config.ready, config.ready_stream)
+    elif profile.ready is not None:
+        ready = compile_marker(f"profile {profile.name}", "ready", profile.ready, profile.ready_stream)
+    elif candidates:
+        union = "|".join(f"(?:{p.ready})" for p in candidates)
+        ready, ready_optional = compile_marker("profile auto", "ready", union, ANY), True
+    first = None
+    if config.first_token is not None:
+        first = compile_marker("--first-token", "first_token", config.first_token, config.first_token_stream)
+    elif profile.first_token is not None:
+        first = compile_marker(f"profile {profile.name}", "first_token", profile.first_token, profile.token_stream)
+    marks = []
+    for name, regex, stream in config.marks:
+        if name in ("ready", "first_token", "last_token"):
+            raise ValueError(f"--mark: {name!r} is reserved; use --{name.replace('_', '-')} for it")
+        marks.append(compile_marker(f"--mark {name}", name, regex, stream))
+    end = compile_marker(f"profile {profile.name}", "end", profile.token_end).pattern if profile.token_end else None
+    tokens = TokenRule(stream=profile.token_stream, prompts=_profiles.prompts(profile, config.command),
+                       first_token=first, end=end)
+    return Prepared(config, profile, tuple(candidates), ready, ready_optional, tuple(marks), tokens,
+                    tuple(_profiles.command_warnings(profile, config.command)))
+
+
+def new_run_id(wall_s: Optional[float] = None) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+class _Pipeline:
+    """The per-chunk consumer: tracker, capture, reported lines, boundary notifications."""
+
+    def __init__(self, tracker: PhaseTracker, feeder: LineFeeder, capture: Optional[CaptureWriter],
+                 on_boundary: Callable[[str], None]) -> None:
+        self.tracker = tracker
+        self.feeder = feeder
+        self.capture = capture
+        self._on_boundary = on_boundary
+        self._seen = 0
+
+    def __call__(self, chunk: Chunk) -> None:
+        tracker = self.tracker
+        tracker.feed(chunk)
+        if self.capture is not None:
+            self.capture.chunk(chunk)
+        self.feeder.feed(chunk)
+        if len(tracker.found) != self._seen:
+            for name in list(tracker.found)[self._seen:]:
+                self._on_boundary(name)
+            self._seen = len(tracker.found)
+
+
+def _detected_profile(prep: Prepared, tracker: PhaseTracker) -> _profiles.Profile:
+    ready = tracker.found.get("ready")
+    if prep.ready_optional and ready is not None:
+        for candidate in prep.candidates:
+            if candidate.output_detect and re.search(candidate.output_detect, ready.text):
+                return candidate
+    return prep.profile
+
+
+def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:
+    first = tracker.stream_first_ns.get(token_stream)
+    if first is None or result.exit_ns is None:
+        return None
+    run_s = (result.exit_ns - result.t0_ns) / 1e9
+    if run_s >= BURST_MIN_RUN_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S:
+        return (f"all {token_stream} output arrived in one burst at exit: the child probably block-buffers "
+                "when piped; try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1")
+    return None
+
+
+def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
+            run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
+            out_fd: int = 1, err_fd: int = 2) -> tuple[dict, LaunchResult]:
+    """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127)."""
+    cfg = prep.config
+    run_id = run_id or new_run_id()
+    tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
+    framework = prep.profile.framework if not prep.candidates else None
+    feeder = LineFeeder(framework)
+    capture = CaptureWriter(cfg.capture_dir, run_id) if cfg.capture_dir else None
+
+    def on_boundary(name: str) -> None:
+        for sampler in samplers:
+            sampler.notify(name)
+
+    def on_start(pid: int, t0_ns: int, wall_t0_s: float) -> None:
+        if capture is not None:
+            capture.header({"run_id": run_id, "t0_monotonic_ns": t0_ns, "wall_t0_s": wall_t0_s,
+                            "started_at": iso_utc(wall_t0_s), "command": list(cfg.command), "profile": prep.profile.name,
+                            "pty": cfg.pty, "pid": pid})
+        for sampler in samplers:
+            sampler.start(pid)
+
+    opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s,
+                         kill_grace_s=cfg.kill_grace_s, drain_s=cfg.drain_s, env=cfg.env,
+                         out_fd=out_fd, err_fd=err_fd)
+    pipeline = _Pipeline(tracker, feeder, capture, on_boundary)
+    try:
+        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, clock=clock)
+    finally:
+        for sampler in samplers:
+            sampler.notify("exit")
+            sampler.stop()
+    if capture is not None:
+        capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
+                               "status": result.status, "signal": result.signal})
+    profile = _detected_profile(prep, tracker)
+    record = build(facts_from(prep, profile, tracker, feeder.results(), run_id, result))
+    if capture is not None:
+        capture.event("record", {"record": record})
+        capture.close()
+    return record, result
+
+
+def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker, reported: list,
+               run_id: str, result: LaunchResult) -> RunFacts:
+    """The pieces of a run as RunFacts (shared by live runs and by re-analysis of a capture)."""
+    cfg = prep.config
+    warnings = list(prep.warnings)
+    burst = _burst_warning(tracker, result, prep.tokens.stream)
+    if burst:
+        warnings.append(burst)
+    if tracker.stream_bytes.get(prep.tokens.stream, 0) == 0 and result.status == "ok" and not profile.server:
+        warnings.append(f"no output at all on the token stream ({prep.tokens.stream}); if the framework was "
+                        "told to be silent (llama.cpp --log-disable also hides the generated text), "
+                        "no tokens can be seen")
+    if result.drain_timed_out:
+        warnings.append("the child exited but something it started kept its output open; stopped waiting "
+                        f"after {cfg.drain_s:g} s")
+    if result.leftover_killed:
+        warnings.append(f"{result.leftover_killed} process(es) of the child's group were still running after "
+                        "it exited and were stopped")
+    for stream in result.passthrough_closed:
+        warnings.append(f"phasewrap's {stream} was closed by its reader; the child's {stream} was discarded "
+                        "from then on (still measured)")
+    return RunFacts(
+        run_id=run_id,
+        command=list(cfg.command),
+        profile=profile.name,
+        t0_ns=result.t0_ns,
+        wall_t0_s=result.wall_t0_s,
+        end_ns=result.exit_ns,
+        exit_code=result.exit_status,
+        status=result.status,
+        markers=tracker.markers(),
+        ready_spec=prep.ready,
+        first_token_spec=prep.tokens.first_token,
+        pending=tracker.pending(),
+        token_stream=prep.tokens.stream,
+        token_chunks=tracker.token_chunks,
+        reported=reported[-1] if reported else None,
+        reported_output_offset=profile.reported_output_offset,
+        definitions=dict(profile.definitions),
+        tags=dict(cfg.tags),
+        note=cfg.note,
+        warnings=warnings,
+        child={"pid": result.pid, "signal": result.signal, "received_signal": result.received_signal,
+               "stop_reason": result.stop_reason, "pty": cfg.pty,
+               "stdout_bytes": tracker.stream_bytes.get("out", 0),
+               "stderr_bytes": tracker.stream_bytes.get("err", 0)},
+    )
