@@ -11,7 +11,7 @@ from typing import Optional
 from . import frameworks
 from .events import STREAMS, Chunk
 
-HEAD_BYTES = 8 << 20
+HEAD_BYTES = 2 << 20
 TAIL_BYTES = 256 << 10
 MAX_LINE_BYTES = 64 << 10
 _BREAKS = (b"\n", b"\r")
@@ -34,14 +34,18 @@ class _StreamLines:
         self._split(data)
 
     def _split(self, data: bytes) -> None:
-        buf = self._partial + data if self._partial else data
-        if b"\n" not in buf and b"\r" not in buf:
-            self._partial = buf[:MAX_LINE_BYTES]
+        # Only complete lines are joined and split; a line still open is kept up to MAX_LINE_BYTES, so
+        # megabytes without a newline cost two memrchr scans, not copies.
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut < 0:
+            room = MAX_LINE_BYTES - len(self._partial)
+            if room > 0:
+                self._partial += data[:room]
             return
-        lines = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-        self._partial = lines.pop()[:MAX_LINE_BYTES]
+        block = self._partial + data[:cut] if self._partial else data[:cut]
+        self._partial = data[cut + 1:cut + 1 + MAX_LINE_BYTES]
         feed_line = self._parser.feed_line
-        for raw in lines:
+        for raw in block.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"):
             if raw:
                 feed_line(raw[:MAX_LINE_BYTES].decode("utf-8", "replace"))
 
