@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""phasewrap's own cost, measured on this machine; prints one table (copy it into the README).
+
+    python tests/bench/bench_overhead.py            # everything, ~2 minutes on 2 cores
+    python tests/bench/bench_overhead.py --quick    # fewer rounds
+
+Rows:
+- timestamp delay: a child writes its own CLOCK_MONOTONIC stamp every 5 ms (no newline); the delay is
+  phasewrap's chunk stamp (from --capture) minus the child's stamp. Samplers at their defaults, then off.
+- passthrough: wall time to pass 200 MB of child stdout to /dev/null, phasewrap vs a bare Python
+  os.read/os.write relay vs `cat` vs unwrapped, alternated in one run; medians and the ratio to the relay.
+- CPU: phasewrap's own CPU seconds per second of child run time (child's own CPU subtracted), samplers on/off.
+- start-up: `phasewrap run -- true` vs `true`, median wall.
+- analyze: MB/s reading a large llama.cpp-style log (when `phasewrap analyze` exists).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PW = [sys.executable, os.path.join(ROOT, "bin", "phasewrap")]
+STAMPER = r"""
+import os, sys, time
+n, gap = int(sys.argv[1]), float(sys.argv[2])
+next_t = time.monotonic()
+for i in range(n):
+    next_t += gap
+    time.sleep(max(0.0, next_t - time.monotonic()))
+    os.write(1, b"%d;" % time.monotonic_ns())
+"""
+RELAY = r"""
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE)
+fd = p.stdout.fileno()
+while True:
+    b = os.read(fd, 1 << 20)
+    if not b:
+        break
+    os.write(1, b)
+sys.exit(p.wait())
+"""
+BYTES_200MB = 200_000_000
+
+
+def pct(values, q):
+    values = sorted(values)
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def timestamp_delay(samplers: list[str], n: int) -> list[float]:
+    """Delays in ms for every stamp the child wrote."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(PW + ["run", "--quiet", "--format", "none", "--capture", tmp, *samplers, "--",
+                             sys.executable, "-c", STAMPER, str(n), "0.005"], check=True)
+        [path] = glob.glob(os.path.join(tmp, "*.capture.jsonl"))
+        with open(path) as fh:
+            header = json.loads(fh.readline())
+            t0 = header["t0_monotonic_ns"]
+            delays = []
+            for line in fh:
+                obj = json.loads(line)
+                if isinstance(obj, list) and obj[1] == "out":
+                    t = t0 + obj[0]
+                    for stamp in obj[2].split(";"):
+                        if stamp:
+                            delays.append((t - int(stamp)) / 1e6)
+    return delays
+
+
+def wall(cmd, stdout=subprocess.DEVNULL) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=stdout, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+
+
+def passthrough(rounds: int) -> dict:
+    producer = ["head", "-c", str(BYTES_200MB), "/dev/zero"]
+    variants = {
+        "unwrapped": producer,
+        "cat relay": ["sh", "-c", f"head -c {BYTES_200MB} /dev/zero | cat"],
+        "python relay": [sys.executable, "-c", RELAY, *producer],
+        "phasewrap": PW + ["run", "--format", "none", "--", *producer],
+    }
+    times = {k: [] for k in variants}
+    for _ in range(rounds):
+        for name, cmd in variants.items():
+            times[name].append(wall(cmd))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def cpu_seconds(cmd) -> tuple[float, float]:
+    """(user+sys CPU of cmd and its reaped children, wall) via wait4."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_utime + usage.ru_stime, time.perf_counter() - t
+
+
+def own_cpu(samplers: list[str], child_s: float) -> float:
+    """phasewrap's CPU % of one core per second of child run time (child = tokens every 50 ms)."""
+    n = int(child_s / 0.05)
+    child = [sys.executable, "-c", STAMPER, str(n), "0.05"]
+    child_cpu, _ = cpu_seconds(child)
+    total_cpu, _ = cpu_seconds(PW + ["run", "--quiet", "--format", "none", *samplers, "--", *child])
+    return 100.0 * (total_cpu - child_cpu) / child_s
+
+
+def startup(rounds: int) -> tuple[float, float]:
+    bare = [wall(["true"]) for _ in range(rounds)]
+    wrapped = [wall(PW + ["run", "--format", "none", "--", "true"]) for _ in range(rounds)]
+    return statistics.median(bare), statistics.median(wrapped)
+
+
+def analyze_rate() -> float | None:
+    """MB/s of `phasewrap analyze` on ~100 MB of real llama.cpp log lines, or None when analyze is absent."""
+    help_text = subprocess.run(PW + ["--help"], capture_output=True, text=True).stdout
+    if "analyze" not in help_text:
+        return None
+    sample = os.path.join(ROOT, "tests", "fixtures", "logs", "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log")
+    with open(sample, "rb") as fh:
+        block = fh.read()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "big.log")
+        with open(path, "wb") as fh:
+            written = 0
+            while written < 100_000_000:
+                fh.write(block)
+                written += len(block)
+        seconds = wall(PW + ["analyze", "--format", "json", path])
+    return written / 1e6 / seconds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    rounds = 3 if a.quick else 5
+    n_stamps = 400 if a.quick else 1000
+    rows = []
+    for label, samplers in (("samplers on (defaults)", []), ("samplers off", ["--gpu", "off", "--cpu", "off"])):
+        try:
+            d = timestamp_delay(samplers, n_stamps)
+        except subprocess.CalledProcessError:
+            continue
+        rows.append([f"timestamp delay, {label}", f"p50 {pct(d, .5):.3f} ms · p99 {pct(d, .99):.3f} ms · "
+                     f"max {max(d):.3f} ms (n={len(d)})", "p99 <= 1 ms"])
+    pt = passthrough(rounds)
+    rows.append(["passthrough 200 MB, median wall",
+                 " · ".join(f"{k} {v:.3f} s" for k, v in pt.items()), ""])
+    rows.append(["passthrough ratio phasewrap / python relay", f"{pt['phasewrap'] / pt['python relay']:.3f}x",
+                 "<= 1.15x"])
+    for label, samplers in (("samplers on, 0.1 s", ["--interval", "0.1"]), ("samplers off", ["--gpu", "off", "--cpu", "off"])):
+        try:
+            rows.append([f"phasewrap CPU per child second, {label}", f"{own_cpu(samplers, 5.0):.2f} % of one core",
+                         "<= 2 %"])
+        except subprocess.CalledProcessError:
+            pass
+    bare, wrapped = startup(rounds * 2)
+    rows.append(["start-up: run -- true vs true", f"{wrapped:.3f} s vs {bare:.3f} s (+{wrapped - bare:.3f} s)",
+                 "<= 0.3 s"])
+    rate = analyze_rate()
+    rows.append(["analyze throughput", "n/a (no analyze subcommand)" if rate is None else f"{rate:.1f} MB/s",
+                 ">= 20 MB/s"])
+    from tabulate import tabulate
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+          f"{os.getloadavg()[0]:.2f} at the end")
+    print(tabulate(rows, headers=["what", "measured", "target"], tablefmt="github"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
