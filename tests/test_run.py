@@ -180,3 +180,34 @@ def test_capture_is_lossless_and_has_header(tmp):
     assert cap.record["run_id"] == rec["run_id"] and not cap.truncated
     mode = os.stat(tmp / "cap" / name).st_mode
     assert not mode & 0o002
+
+
+SERVER = [sys.executable, os.path.join(os.path.dirname(STANDIN[1]), "standin_server.py")]
+
+
+@pytest.mark.parametrize("api", ["openai", "llama"])
+def test_server_request_measures_stream_and_stops_server(api):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run_phasewrap(["run", "--ready", "listening on", "--request", "hello", "--max-tokens", "12", "--api", api,
+                          "--format", "json", "--", *SERVER, "--port", str(port), "--load-s", "0.3",
+                          "--ttft-s", "0.25", "--interval-s", "0.02"])
+    assert proc.returncode == 0, proc.stderr
+    rec = json_record(proc)
+    assert rec["status"] == "ok" and rec["child"]["stop_reason"] == "request complete"
+    assert 0.25 <= rec["phases"]["ttft_s"] < 0.5
+    assert 11 * 0.02 <= rec["phases"]["decode_s"] < 1.0
+    assert rec["tokens"]["output"] == 12
+    assert rec["markers"]["request_sent"]["stream"] == "http"
+    assert rec["reported"]["eval_tokens"] == 12
+    assert not psutil_alive(rec["child"]["pid"])
+
+
+def psutil_alive(pid):
+    import psutil
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

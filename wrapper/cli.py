@@ -45,6 +45,18 @@ def _mark(text: str) -> tuple[str, str, str]:
     return name, regex, stream
 
 
+def _positive_int(option: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} expects a whole number, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{option} must be >= 1, got {text!r}")
+        return value
+    return parse
+
+
 def _positive(option: str):
     def parse(text: str) -> float:
         try:
@@ -114,6 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "group after S seconds (SIGKILL after --kill-grace); status becomes timeout")
     ch.add_argument("--kill-grace", type=_positive("--kill-grace"), default=5.0, metavar="S",
                     help="seconds between SIGTERM and SIGKILL (default 5)")
+    sv = run.add_argument_group("servers (llama-server, vLLM, SGLang, ollama serve, any OpenAI-compatible server)")
+    sv.add_argument("--request", metavar="PROMPT", help="once the server is ready, send one streaming completion "
+                    "with this prompt, measure TTFT and decode from its events, then stop the server")
+    sv.add_argument("--max-tokens", type=_positive_int("--max-tokens"), metavar="N",
+                    help="tokens to generate for --request (default 128)")
+    sv.add_argument("--api", choices=("openai", "llama"), default="openai",
+                    help="openai: POST /v1/completions (default); llama: llama.cpp's POST /completion")
+    sv.add_argument("--url", metavar="URL", help="server base URL (default: from --host/--port in the command, "
+                    "else the profile's default port on 127.0.0.1)")
+    sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
     return parser
 
@@ -126,7 +148,8 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         command=command, profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
         first_token=args.first_token, first_token_stream=args.first_token_stream, marks=list(args.mark),
         tags=dict(args.tag), note=args.note, quiet=args.quiet, pty=args.pty, timeout_s=args.timeout,
-        kill_grace_s=args.kill_grace, capture_dir=args.capture,
+        kill_grace_s=args.kill_grace, capture_dir=args.capture, request=args.request, max_tokens=args.max_tokens,
+        api=args.api, url=args.url, model=args.model,
     )
 
 

@@ -27,6 +27,8 @@ class Profile:
     reported_output_offset: output tokens = the framework's eval count + this (llama.cpp counts eval
         "runs": the first token comes out of prompt eval, so output = runs + 1).
     definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
+    server / default_port / host_env / discover_model: for --request: where the server listens unless the
+        command line says (--port/--host), and whether the model name must be asked from /v1/models.
     """
 
     name: str
@@ -47,6 +49,9 @@ class Profile:
     missing_flags: tuple[tuple[str, tuple[str, ...], str], ...] = field(default_factory=tuple)
     reported_output_offset: int = 0
     definitions: tuple[tuple[str, str], ...] = ()
+    default_port: Optional[int] = None
+    host_env: Optional[str] = None
+    discover_model: bool = False
 
 
 LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
@@ -92,6 +97,11 @@ PROFILES: dict[str, Profile] = {
             ready_stream=ANY,
             version_args=("--version",),
             server=True,
+            default_port=8080,
+            definitions=(
+                ("ttft_s", "llama-server's prompt eval time excludes HTTP, queueing and sampling of the first token"),
+                ("decode_s", "llama-server's eval time excludes HTTP framing and event delivery"),
+            ),
         ),
         Profile(
             name="ollama",
@@ -102,6 +112,13 @@ PROFILES: dict[str, Profile] = {
             ready=r"Listening on ",
             ready_stream=ERR,
             version_args=("--version",),
+            server=True,
+            default_port=11434,
+            host_env="OLLAMA_HOST",
+            definitions=(
+                ("load_s", "ollama's load duration excludes the client's start-up and the request round trip"),
+                ("ttft_s", "ollama's prompt eval duration excludes loading and the client"),
+            ),
         ),
         Profile(
             name="vllm",
@@ -113,6 +130,19 @@ PROFILES: dict[str, Profile] = {
             ready_stream=ANY,
             version_args=("--version",),
             server=True,
+            default_port=8000,
+            discover_model=True,
+        ),
+        Profile(
+            name="sglang",
+            framework="sglang",
+            summary="SGLang server: ready at `The server is fired up and ready to roll!`; tokens from --request",
+            arg_patterns=(r"^sglang\.launch_server$",),
+            ready=r"The server is fired up and ready to roll|Uvicorn running on",
+            ready_stream=ANY,
+            server=True,
+            default_port=30000,
+            discover_model=True,
         ),
         Profile(
             name="mlx_lm",

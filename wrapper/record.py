@@ -44,6 +44,7 @@ class RunFacts:
     note: Optional[str] = None
     warnings: list = field(default_factory=list)
     child: dict = field(default_factory=dict)
+    stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -100,6 +101,9 @@ def _tokens(f: RunFacts) -> dict:
     if rep.get("eval_tokens") is not None:
         return {"output": rep["eval_tokens"] + f.reported_output_offset, "source": "reported",
                 "input": input_tokens, "chunks": f.token_chunks}
+    count, source = f.stream_tokens
+    if count is not None:
+        return {"output": count, "source": f"stream:{source}", "input": input_tokens, "chunks": f.token_chunks}
     if f.token_chunks:
         return {"output": f.token_chunks, "source": "chunks", "input": input_tokens, "chunks": f.token_chunks}
     return {"output": None, "source": None, "input": input_tokens, "chunks": 0}
@@ -127,11 +131,14 @@ def _compare(phases: dict, reported: Optional[dict], definitions: dict) -> list[
 
 
 def build(f: RunFacts) -> dict:
-    """The run record as a JSON-ready dict."""
+    """The run record as a JSON-ready dict.
+
+    ttft_s runs from the ready marker, or for a server run from the moment the request was sent.
+    """
     m = f.markers
     phases = {
         "load_s": _since(f.t0_ns, m.get("ready")),
-        "ttft_s": _span(m.get("ready"), m.get("first_token")),
+        "ttft_s": _span(m.get("request_sent") or m.get("ready"), m.get("first_token")),
         "decode_s": _span(m.get("first_token"), m.get("last_token")) or None,
         "total_s": None if f.end_ns is None else round((f.end_ns - f.t0_ns) / 1e9, 6),
     }

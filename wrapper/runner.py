@@ -18,7 +18,11 @@ from .launch import Control, LaunchOptions, LaunchResult, launch
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build, iso_utc
 from .reported import LineFeeder
+from .request import StreamRequest, StreamResult, base_url_from
+from .events import Marker
+from .frameworks import from_server_timings
 
+HTTP = "http"  # the token stream of a server run: the events of the --request response
 BURST_WINDOW_S = 0.1
 BURST_MIN_RUN_S = 1.0
 
@@ -43,6 +47,11 @@ class RunConfig:
     drain_s: float = 2.0
     capture_dir: Optional[str] = None
     env: Optional[dict] = None
+    request: Optional[str] = None  # a prompt: send one streaming completion once the server is ready
+    max_tokens: Optional[int] = None
+    api: str = "openai"
+    url: Optional[str] = None
+    model: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -83,10 +92,20 @@ def prepare(config: RunConfig) -> Prepared:
             raise ValueError(f"--mark: {name!r} is reserved; use --{name.replace('_', '-')} for it")
         marks.append(compile_marker(f"--mark {name}", name, regex, stream))
     end = compile_marker(f"profile {profile.name}", "end", profile.token_end).pattern if profile.token_end else None
-    tokens = TokenRule(stream=profile.token_stream, prompts=_profiles.prompts(profile, config.command),
+    token_stream = HTTP if config.request is not None else profile.token_stream
+    tokens = TokenRule(stream=token_stream, prompts=_profiles.prompts(profile, config.command),
                        first_token=first, end=end)
+    if config.request is not None:
+        _request_for(config, profile)  # surfaces a bad --url / --port / --max-tokens before the start
     return Prepared(config, profile, tuple(candidates), ready, ready_optional, tuple(marks), tokens,
                     tuple(_profiles.command_warnings(profile, config.command)))
+
+
+def _request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clock=time.monotonic_ns):
+    base = config.url or base_url_from(config.command, profile.default_port or 8080, host_env=profile.host_env)
+    return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
+                         discover_model=profile.discover_model and config.model is None and config.api == "openai",
+                         on_done=on_done, clock=clock)
 
 
 def new_run_id(wall_s: Optional[float] = None) -> str:
@@ -147,8 +166,14 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     framework = prep.profile.framework if not prep.candidates else None
     feeder = LineFeeder(framework)
     capture = CaptureWriter(cfg.capture_dir, run_id) if cfg.capture_dir else None
+    request = None
+    if cfg.request is not None:
+        control = control or Control()
+        request = _request_for(cfg, prep.profile, on_done=lambda _r: control.stop("request complete"), clock=clock)
 
     def on_boundary(name: str) -> None:
+        if name == "ready" and request is not None:
+            request.start()
         for sampler in samplers:
             sampler.notify(name)
 
@@ -174,11 +199,45 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
                                "status": result.status, "signal": result.signal})
     profile = _detected_profile(prep, tracker)
-    record = build(facts_from(prep, profile, tracker, feeder.results(), run_id, result))
+    facts = facts_from(prep, profile, tracker, feeder.results(), run_id, result)
+    if request is not None:
+        stream = request.result() if request.wait(1.0) else None
+        if capture is not None and stream is not None:
+            capture.event("request", {"result": _stream_json(stream, result.t0_ns)})
+        _apply_stream(facts, stream)
+    record = build(facts)
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
     return record, result
+
+
+def _stream_json(stream: StreamResult, t0_ns: int) -> dict:
+    out = dict(stream.__dict__)
+    for key in ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns"):
+        if out[key] is not None:
+            out[key] -= t0_ns  # the capture's clock: ns since launch
+    return out
+
+
+def _apply_stream(facts: RunFacts, stream: Optional[StreamResult]) -> None:
+    """A server run's token markers and counts come from the response stream, its timings into reported."""
+    if stream is None:
+        reason = ("the server never became ready, so the request was not sent" if "ready" not in facts.markers
+                  else "the request did not finish before the server exited")
+        facts.warnings.append(f"--request: {reason}")
+        return
+    if stream.error:
+        facts.warnings.append(f"--request: {stream.error}")
+    for name, t_ns in (("request_sent", stream.t_sent_ns), ("first_token", stream.t_first_content_ns),
+                       ("last_token", stream.t_last_content_ns)):
+        if t_ns is not None:
+            facts.markers[name] = Marker(name, t_ns, HTTP, "")
+    facts.token_chunks = stream.content_events
+    facts.stream_tokens = (stream.tokens, stream.tokens_source)
+    if stream.timings:
+        facts.reported = from_server_timings(stream.timings)
+        facts.reported_output_offset = 0
 
 
 def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker, reported: list,
@@ -189,7 +248,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
     burst = _burst_warning(tracker, result, prep.tokens.stream)
     if burst:
         warnings.append(burst)
-    if tracker.stream_bytes.get(prep.tokens.stream, 0) == 0 and result.status == "ok" and not profile.server:
+    if prep.tokens.stream != HTTP and tracker.stream_bytes.get(prep.tokens.stream, 0) == 0 and result.status == "ok":
         warnings.append(f"no output at all on the token stream ({prep.tokens.stream}); if the framework was "
                         "told to be silent (llama.cpp --log-disable also hides the generated text), "
                         "no tokens can be seen")

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""A stand-in completion server: known load time, TTFT and token spacing, over real HTTP and SSE.
+
+Listens on 127.0.0.1, logs `standin-server: listening on http://127.0.0.1:PORT` on stderr once "loaded",
+and streams completions on POST /v1/completions (OpenAI style, ends with `data: [DONE]`) and POST
+/completion (llama.cpp style, last event has "stop": true and a `timings` object). Exits on SIGTERM/SIGINT.
+
+    python samples/standin_server.py --port 18080 --load-s 0.5 --ttft-s 0.2 --interval-s 0.02
+"""
+import argparse
+import json
+import signal
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+WORDS = ("the", "model", "feels", "slow", "until", "you", "measure", "each", "phase", "apart")
+
+
+def make_handler(ttft_s: float, interval_s: float):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):
+            sys.stderr.write("standin-server: " + fmt % args + "\n")
+
+        def _event(self, obj) -> None:
+            body = b"data: " + (obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n\n"
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+            self.wfile.flush()
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            req = json.loads(self.rfile.read(length) or b"{}")
+            llama = self.path == "/completion"
+            if self.path not in ("/completion", "/v1/completions"):
+                self.send_error(404)
+                return
+            n = int(req.get("n_predict" if llama else "max_tokens") or 16)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            t_start = time.monotonic()
+            time.sleep(ttft_s)
+            t_first = time.monotonic()
+            for i in range(n):
+                if i:
+                    time.sleep(interval_s)
+                text = " " + WORDS[i % len(WORDS)]
+                if llama:
+                    self._event({"content": text, "tokens": [i], "stop": False, "tokens_predicted": i + 1})
+                else:
+                    self._event({"choices": [{"text": text, "index": 0, "finish_reason": None}]})
+            t_end = time.monotonic()
+            timings = {"prompt_n": len(str(req.get("prompt", "")).split()), "prompt_ms": (t_first - t_start) * 1000,
+                       "predicted_n": n, "predicted_ms": (t_end - t_first) * 1000}
+            if llama:
+                self._event({"content": "", "stop": True, "tokens_predicted": n, "timings": timings})
+            else:
+                self._event({"choices": [{"text": "", "index": 0, "finish_reason": "length"}],
+                             "usage": {"completion_tokens": n}, "timings": timings})
+                self._event(b"[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port", type=int, default=18080)
+    p.add_argument("--load-s", type=float, default=0.5, help="time before it listens")
+    p.add_argument("--ttft-s", type=float, default=0.2, help="time from request to first event")
+    p.add_argument("--interval-s", type=float, default=0.02, help="time between token events")
+    a = p.parse_args()
+    sys.stderr.write("standin-server: loading\n")
+    time.sleep(a.load_s)
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s))
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    sys.stderr.write(f"standin-server: listening on http://127.0.0.1:{server.server_address[1]}\n")
+    sys.stderr.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        sys.stderr.write("standin-server: stopping\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
