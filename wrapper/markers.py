@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from .events import ERR, OUT, Chunk, Marker
 
 WINDOW_CHARS = 4096
+RACE_WINDOW_NS = 50_000_000
 ANY = "any"
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _SPACE = re.compile(r"\s+")
@@ -125,8 +127,8 @@ class PhaseTracker:
 
     ``ready``: the spec that marks the model as loaded, or None when the profile has none (then the token
     rule starts at launch). ``ready_optional``: the token rule starts at launch anyway and starts over when
-    ready appears (``--profile auto`` before it knows the framework). Hot-path note: once every regex marker is found and the echo is past, a chunk
-    costs a stream comparison and two assignments.
+    ready appears (``--profile auto`` before it knows the framework). Hot-path note: once every regex
+    marker is found and the echo is past, a chunk costs a stream comparison and a few assignments.
     """
 
     def __init__(
@@ -146,6 +148,7 @@ class PhaseTracker:
         self._blank_chunks = 0
         self._ended = False
         self._token_tail = ""
+        self._before_ready: deque = deque(maxlen=64)
         self.stream_bytes = {OUT: 0, ERR: 0}
         self.stream_first_ns: dict[str, int] = {}
         self.stream_last_ns: dict[str, int] = {}
@@ -176,22 +179,45 @@ class PhaseTracker:
                 self._count(chunk, None)
             return
         window, text = self._texts[stream].push(chunk.data)
-        if self._pending:
-            self._match_regexes(chunk, stream, window)
+        ready_end = self._match_regexes(chunk, stream, window, len(window) - len(text)) if self._pending else None
         if stream == self._tokens.stream and not self._ended:
-            self._token_text(chunk, text)
+            # Output before the ready match on the token stream itself (a banner, "> ") is not a token.
+            self._token_text(chunk, text if ready_end is None else text[ready_end:])
 
-    def _match_regexes(self, chunk: Chunk, stream: str, window: str) -> None:
+    def _match_regexes(self, chunk: Chunk, stream: str, window: str, new_from: int) -> Optional[int]:
+        """Match pending specs; returns where in the new text a ready match found here ended, else None."""
         still = []
+        ready_end = None
         for spec in self._pending:
             match = spec.pattern.search(window) if spec.watches(stream) else None
             if match is None:
                 still.append(spec)
+                continue
+            self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
+            if spec.name != "ready":
+                continue
+            if self._restart_on_ready:
+                self._restart_tokens()
+            if stream == self._tokens.stream:
+                ready_end = max(0, match.end() - new_from)
             else:
-                self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
-                if spec.name == "ready" and self._restart_on_ready:
-                    self._restart_tokens()
+                self._replay_before_ready(chunk.t_ns)
         self._pending = still
+        return ready_end
+
+    def _replay_before_ready(self, ready_ns: int) -> None:
+        """Token-stream text read just before a ready line on the other stream is treated as after it.
+
+        The two pipes are read separately and frameworks print logs from another thread, so the echo (or
+        even a token) can be read a little before the ready line that logically precedes it.
+        """
+        recent = [(t, text) for t, text in self._before_ready if ready_ns - t <= RACE_WINDOW_NS]
+        self._before_ready.clear()
+        for t_ns, text in recent:
+            if self._counting or self._ended:
+                self._count(Chunk(t_ns, self._tokens.stream, text.encode("utf-8")), text)
+            else:
+                self._token_text(Chunk(t_ns, self._tokens.stream, text.encode("utf-8")), text)
 
     def _restart_tokens(self) -> None:
         self.found.pop("first_token", None)
@@ -206,11 +232,10 @@ class PhaseTracker:
         if self._counting:
             self._count(chunk, text)
             return
-        visible = _ANSI.sub("", text)
         if self._ready_spec is not None and "ready" not in self.found:
-            # Output before the model is ready is not a token, but it can be the start of the echo.
-            self._echo.feed(visible)
+            self._before_ready.append((chunk.t_ns, text))
             return
+        visible = _ANSI.sub("", text)
         rule = self._tokens.first_token
         if rule is not None:
             window = self._token_tail + visible

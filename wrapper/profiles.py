@@ -63,9 +63,9 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name="llama.cpp",
             framework="llama.cpp",
-            summary="llama-completion / llama-cli / main: ready at the `generate: n_ctx = …` log line (stderr), "
+            summary="llama-completion / main: ready at the `generate: n_ctx = …` log line (stderr), "
             "first token = first stdout bytes after it that are not the echoed -p prompt",
-            executables=(r"llama-completion", r"llama-cli", r"main", r"llama-simple", r"llama-run"),
+            executables=(r"llama-completion", r"main", r"llama-simple", r"llama-run"),
             ready=r"generate: n_ctx\s*=|main: prompt: '",
             ready_stream=ERR,
             token_end=r" ?\[end of text\]",
@@ -75,6 +75,19 @@ PROFILES: dict[str, Profile] = {
                 ("ttft_s", "llama.cpp's prompt eval time excludes sampling and the time to print the first token"),
                 ("decode_s", "llama.cpp's eval time counts the runs after the first token and excludes printing"),
             ),
+            prompt_flags=LLAMA_PROMPT_FLAGS,
+            prompt_file_flags=LLAMA_FILE_FLAGS,
+            version_args=("--version",),
+        ),
+        Profile(
+            name="llama-cli",
+            framework="llama.cpp",
+            summary="llama-cli --simple-io: ready at the `> ` input prompt on stdout (after the banner), first "
+            "token = the first bytes after the echoed -p prompt, tokens end at the `[ Prompt: … ]` stats line",
+            executables=(r"llama-cli",),
+            ready=r"^> ",
+            ready_stream=OUT,
+            token_end=r"\n*\[ Prompt: ",
             prompt_flags=LLAMA_PROMPT_FLAGS,
             prompt_file_flags=LLAMA_FILE_FLAGS,
             version_args=("--version",),

@@ -142,6 +142,11 @@ def build(f: RunFacts) -> dict:
         "decode_s": _span(m.get("first_token"), m.get("last_token")) or None,
         "total_s": None if f.end_ns is None else round((f.end_ns - f.t0_ns) / 1e9, 6),
     }
+    missing = _missing_reasons(f)
+    if phases["ttft_s"] is not None and phases["ttft_s"] < 0:
+        phases["ttft_s"] = None
+        missing.append({"field": "ttft_s", "reason": "the first token was read before the ready line (the "
+                        "framework logs from another thread); TTFT is below what the two streams can resolve"})
     tokens = _tokens(f)
     decode = phases["decode_s"]
     n = tokens["output"]
@@ -158,7 +163,7 @@ def build(f: RunFacts) -> dict:
         "status": f.status,
         "t0_monotonic_ns": f.t0_ns,
         "phases": phases,
-        "missing": _missing_reasons(f),
+        "missing": missing,
         "tokens": tokens,
         "ms_per_token": ms_per_token,
         "tokens_per_s": round(1000.0 / ms_per_token, 3) if ms_per_token else None,
