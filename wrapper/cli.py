@@ -12,9 +12,11 @@ from .export.appender import OutputPathError, append_locked, check_writable
 from .launch import StartError
 from .markers import ANY
 from .runner import RunConfig, execute, prepare
+from .sampling import busy_gpu_processes, make_samplers
 
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
+EXIT_BUSY = 3
 
 
 class UsageError(Exception):
@@ -126,6 +128,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "group after S seconds (SIGKILL after --kill-grace); status becomes timeout")
     ch.add_argument("--kill-grace", type=_positive("--kill-grace"), default=5.0, metavar="S",
                     help="seconds between SIGTERM and SIGKILL (default 5)")
+    rs = run.add_argument_group("resource sampling (split by phase under \"resources\")")
+    rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default="auto",
+                    help="GPU sampler: NVML (pynvml), `nvidia-smi dmon` (1 s resolution), auto = nvml, then dmon; "
+                    "without a GPU the record says why (default auto)")
+    rs.add_argument("--cpu", choices=("auto", "psutil", "pidstat", "off"), default="auto",
+                    help="process-tree CPU/RSS/disk sampler: psutil, or `pidstat` (1 s resolution); default auto "
+                    "= psutil. Use --cpu off to turn it off")
+    rs.add_argument("--interval", type=_positive("--interval"), default=0.1, metavar="S",
+                    help="seconds between samples of the in-process samplers (default 0.1)")
+    rs.add_argument("--require-idle-gpu", action="store_true",
+                    help="refuse to run when other processes use the GPU (default: warn)")
     sv = run.add_argument_group("servers (llama-server, vLLM, SGLang, ollama serve, any OpenAI-compatible server)")
     sv.add_argument("--request", metavar="PROMPT", help="once the server is ready, send one streaming completion "
                     "with this prompt, measure TTFT and decode from its events, then stop the server")
@@ -211,8 +224,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_outputs(args)
     for warning in prep.warnings:
         _err(f"phasewrap: warning: {warning}")
+    samplers = make_samplers(args.gpu, args.cpu, args.interval)
+    busy = busy_gpu_processes() if args.gpu != "off" else None
+    if busy:
+        listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
+        if args.require_idle_gpu:
+            _err(f"phasewrap: --require-idle-gpu: the GPU is in use by {listing}; stop them or drop the option")
+            return EXIT_BUSY
+        _err(f"phasewrap: warning: other processes use the GPU ({listing}); timings are only comparable on an "
+             "idle GPU")
     try:
-        record, result = execute(prep)
+        record, result = execute(prep, samplers=samplers)
     except StartError as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_NOT_FOUND

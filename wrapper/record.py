@@ -45,6 +45,7 @@ class RunFacts:
     warnings: list = field(default_factory=list)
     child: dict = field(default_factory=dict)
     stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
+    resources: Optional[dict] = None
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -175,6 +176,7 @@ def build(f: RunFacts) -> dict:
         "child": dict(f.child),
         "reported": f.reported,
         "reported_vs_measured": _compare(phases, f.reported, f.definitions),
+        "resources": f.resources,
     }
 
 

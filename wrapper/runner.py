@@ -16,6 +16,7 @@ from .capture import CaptureWriter
 from .events import Chunk
 from .launch import Control, LaunchOptions, LaunchResult, launch
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
+from .aggregate import aggregate
 from .record import RunFacts, build, iso_utc
 from .reported import LineFeeder
 from .request import StreamRequest, StreamResult, base_url_from
@@ -205,11 +206,27 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         if capture is not None and stream is not None:
             capture.event("request", {"result": _stream_json(stream, result.t0_ns)})
         _apply_stream(facts, stream)
+    samples = [s for sampler in samplers for s in sampler.samples()]
+    if capture is not None:
+        capture.samples(samples)
+    facts.resources = aggregate(samples, phase_windows(facts.markers, result.t0_ns, result.exit_ns),
+                                [sampler.info() for sampler in samplers])
     record = build(facts)
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
     return record, result
+
+
+def phase_windows(markers: dict, t0_ns: int, end_ns: Optional[int]) -> dict:
+    """The per-phase time windows (monotonic ns) that resources are split by; None where a bound is missing."""
+    def t(name):
+        mk = markers.get(name)
+        return None if mk is None else mk.t_ns
+
+    ttft_start = t("request_sent") or t("ready")
+    return {"load": (t0_ns, t("ready")), "ttft": (ttft_start, t("first_token")),
+            "decode": (t("first_token"), t("last_token")), "total": (t0_ns, end_ns)}
 
 
 def _stream_json(stream: StreamResult, t0_ns: int) -> dict:

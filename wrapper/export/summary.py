@@ -83,6 +83,9 @@ def render(record: dict) -> str:
     for item in record.get("missing", []):
         if item["field"].startswith("markers."):
             lines.append(f"marker never seen: {item['field'][8:]}: {item['reason']}")
+    for name, info in sorted(((resources.get("samplers") or {}).items())):
+        if not info.get("available") and "turned off" not in (info.get("reason") or ""):
+            lines.append(f"sampler {name}: n/a ({info.get('reason')})")
     for warning in record.get("warnings", []):
         lines.append(f"warning: {warning}")
     return "\n".join(lines) + "\n"
