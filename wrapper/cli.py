@@ -11,7 +11,10 @@ from .export import csvlog, jsonl, summary
 from .export.appender import OutputPathError, append_locked, check_writable
 from .launch import StartError
 from .markers import ANY
-from .runner import RunConfig, execute, prepare
+from .pagecache import PageCacheError
+from .records_io import RecordsError, parse_tag_filters, read_records, select
+from .runner import RunConfig
+from .session import SessionConfig, check, parse_sweep, run_session
 from .sampling import busy_gpu_processes, make_samplers
 
 EXIT_USAGE = 2
@@ -55,6 +58,18 @@ def _positive_int(option: str):
             raise argparse.ArgumentTypeError(f"{option} expects a whole number, got {text!r}") from None
         if value < 1:
             raise argparse.ArgumentTypeError(f"{option} must be >= 1, got {text!r}")
+        return value
+    return parse
+
+
+def _non_negative_int(option: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} expects a whole number, got {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{option} must be >= 0, got {text!r}")
         return value
     return parse
 
@@ -128,6 +143,25 @@ def build_parser() -> argparse.ArgumentParser:
                     "group after S seconds (SIGKILL after --kill-grace); status becomes timeout")
     ch.add_argument("--kill-grace", type=_positive("--kill-grace"), default=5.0, metavar="S",
                     help="seconds between SIGTERM and SIGKILL (default 5)")
+    me = run.add_argument_group("method: repeats, cold/warm, sweeps")
+    me.add_argument("-n", "--runs", type=_positive_int("--runs"), default=1, metavar="N",
+                    help="recorded runs per variant (3-5 recommended; statistics need >= 4 per side to "
+                    "tell a difference from noise)")
+    me.add_argument("--warmup", type=_non_negative_int("--warmup"), default=0, metavar="N",
+                    help="runs before the recorded ones, kept with warmup: true and left out of statistics")
+    me.add_argument("--cold", action="store_true", help="evict the model files from the page cache before each "
+                    "run (posix_fadvise DONTNEED; no root needed)")
+    me.add_argument("--drop-caches", action="store_true", help="with --cold: drop the whole page cache via "
+                    "/proc/sys/vm/drop_caches instead (root only)")
+    me.add_argument("--model-file", action="append", default=[], metavar="PATH",
+                    help="a model file to label cold/warm and evict (default: found from -m/--model, file "
+                    "arguments >= 1 MB, directories of *.gguf/*.safetensors); repeatable")
+    me.add_argument("-L", "--sweep", action="append", default=[], metavar="NAME=v1,v2",
+                    help="substitute each value for {NAME} in the command and tag the run NAME=value; repeatable "
+                    "(every combination runs N times)")
+    me.add_argument("--no-env", action="store_true", help="don't record the environment fingerprint")
+    me.add_argument("--plot", metavar="FILE", help="also draw the timeline of the run(s) (.png, .svg or .html; "
+                    "needs the plot extra and --capture for token ticks and samples)")
     rs = run.add_argument_group("resource sampling (split by phase under \"resources\")")
     rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default="auto",
                     help="GPU sampler: NVML (pynvml), `nvidia-smi dmon` (1 s resolution), auto = nvml, then dmon; "
@@ -150,6 +184,41 @@ def build_parser() -> argparse.ArgumentParser:
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    env = sub.add_parser("env", help="print the environment fingerprint recorded with each run",
+                         description="Print host, CPU, memory, GPUs, driver/CUDA, and for a command its executable "
+                         "(path, size, sha256, version) and model files (size, disk, filesystem) as JSON.",
+                         epilog="example: phasewrap env -- llama-completion -m model.gguf")
+    env.add_argument("--model-file", action="append", default=[], metavar="PATH")
+    env.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    cmp = sub.add_parser("compare", help="compare two sets of runs phase by phase, and list what else differs",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description="Per phase: each side's median, the difference, the ratio and whether it is "
+                         "beyond noise (Mann-Whitney U at 0.05 with >= 3 runs a side, else non-overlapping "
+                         "ranges). Lists every condition that differs (hardware, driver, binary, arguments, "
+                         "prompt, max tokens, cache state, tags) and warns when more than one changed.",
+                         epilog="examples:\n  phasewrap compare base.jsonl cand.jsonl\n"
+                         "  phasewrap compare runs.jsonl --base-tag quant=Q8_0 --cand-tag quant=Q4_K_M")
+    cmp.add_argument("base", metavar="BASE", help="records file (JSONL) of the baseline")
+    cmp.add_argument("cand", metavar="CAND", nargs="?", help="records file of the candidate")
+    cmp.add_argument("--base-tag", action="append", default=[], metavar="K=V", help="select the baseline from BASE")
+    cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
+    cmp.add_argument("--format", choices=("table", "json"), default="table")
+    cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+    dia = sub.add_parser("diagnose", help="name the bottleneck and the smallest next step from recorded runs",
+                         epilog="example: phasewrap diagnose runs.jsonl")
+    dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
+    dia.add_argument("--format", choices=("table", "json"), default="table")
+    plo = sub.add_parser("plot", help="draw a timeline (phases, tokens, GPU/CPU/disk panels) or compare bars",
+                         epilog="examples:\n  phasewrap plot caps/ -o timeline.png\n"
+                         "  phasewrap plot --compare base.jsonl cand.jsonl -o bars.svg",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
+    plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
+    plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+    rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
+                         epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
+    rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
+    rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
     return parser
 
 
@@ -182,7 +251,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise OutputPathError(f"--capture: cannot write in {args.capture} (permission denied)")
 
 
-def _emit(record: dict, args: argparse.Namespace) -> None:
+def _append_outputs(record: dict, args: argparse.Namespace) -> None:
     if args.jsonl:
         append_locked(args.jsonl, lambda _first: jsonl.line(record))
     if args.csv:
@@ -197,14 +266,14 @@ def _emit(record: dict, args: argparse.Namespace) -> None:
         if dropped:
             _err(f"phasewrap: --csv: {args.csv}'s header has no column for tag(s) {', '.join(dropped)}; "
                  "they are in the JSONL record only (start a new CSV file to get columns for them)")
-    if args.format == "table":
-        _err(summary.render(record))
-    elif args.format == "json":
-        try:
-            sys.stdout.write(jsonl.pretty(record))
-            sys.stdout.flush()
-        except BrokenPipeError:
-            _err("phasewrap: stdout closed; the JSON record was not printed")
+
+
+def _out(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _err("phasewrap: stdout closed; output not printed")
 
 
 def _err(text: str) -> None:
@@ -215,16 +284,33 @@ def _err(text: str) -> None:
         pass
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    config = _run_config(args)
+def _diagnosis_block(records: list) -> str:
+    from .diagnose import diagnose, render
+
+    return "diagnosis:\n" + render(diagnose(records))
+
+
+def _session_config(args: argparse.Namespace) -> SessionConfig:
     try:
-        prep = prepare(config)
+        sweeps = [parse_sweep(text) for text in args.sweep]
+    except ValueError as exc:
+        raise UsageError(f"phasewrap run: {exc}") from None
+    return SessionConfig(base=_run_config(args), runs=args.runs, warmup=args.warmup, cold=args.cold,
+                         drop_caches=args.drop_caches, model_files=list(args.model_file), sweeps=sweeps,
+                         fingerprint=not args.no_env)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    session = _session_config(args)
+    try:
+        prepared = check(session)
     except ValueError as exc:
         raise UsageError(f"phasewrap run: {exc}") from None
     _check_outputs(args)
-    for warning in prep.warnings:
+    if args.plot:
+        check_writable("--plot", args.plot)
+    for warning in prepared[0].warnings:
         _err(f"phasewrap: warning: {warning}")
-    samplers = make_samplers(args.gpu, args.cpu, args.interval)
     busy = busy_gpu_processes() if args.gpu != "off" else None
     if busy:
         listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
@@ -233,16 +319,137 @@ def cmd_run(args: argparse.Namespace) -> int:
             return EXIT_BUSY
         _err(f"phasewrap: warning: other processes use the GPU ({listing}); timings are only comparable on an "
              "idle GPU")
+    single = len(prepared) == 1 and args.runs + args.warmup == 1
+    progress = (lambda _m: None) if args.format == "none" else _err
+
+    def on_record(record: dict) -> None:
+        _append_outputs(record, args)
+        if args.format == "table" and not single:
+            _err(summary.one_line(record))
+
     try:
-        record, result = execute(prep, samplers=samplers)
+        records, status = run_session(session, prepared, on_record=on_record, on_progress=progress,
+                                      make_samplers=lambda: make_samplers(args.gpu, args.cpu, args.interval))
     except StartError as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_NOT_FOUND
-    _emit(record, args)
-    return result.exit_status
+    except PageCacheError as exc:
+        _err(f"phasewrap: {exc}")
+        return EXIT_USAGE
+    if args.format == "table" and records:
+        if single:
+            _err(summary.render(records[0]))
+        else:
+            _err(summary.render_runs(records, tuple(name for name, _ in session.sweeps)))
+        _err(_diagnosis_block(records))
+    elif args.format == "json":
+        _out(jsonl.pretty(records[0] if single else records))
+    if args.plot and records:
+        _plot_after_run(records, args)
+    return status
 
 
-COMMANDS = {"run": cmd_run}
+def _plot_after_run(records: list, args: argparse.Namespace) -> None:
+    from . import plot
+
+    inputs = ([os.path.join(args.capture, r["run_id"] + ".capture.jsonl") for r in records] if args.capture else [])
+    try:
+        if inputs:
+            views = plot.load_runs(inputs)
+        else:
+            views = [plot._view_from_record(r, "run") for r in records]
+        plot.timeline(views, args.plot)
+        _err(f"phasewrap: timeline written to {args.plot}")
+    except (plot.PlotUnavailable, ValueError, OSError) as exc:
+        _err(f"phasewrap: --plot: {exc}")
+
+
+def _read_records_arg(path: str) -> list:
+    records, skipped = read_records(path)
+    if skipped:
+        first = ", ".join(f"line {n} ({why})" for n, why in skipped[:3])
+        _err(f"phasewrap: {path}: skipped {len(skipped)} unreadable line(s): {first}")
+    return records
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    from .env import fingerprint
+    from .pagecache import model_files
+
+    command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    profile = profiles.resolve("auto", command)[0] if command else None
+    files = model_files(command, args.model_file) if command else list(args.model_file)
+    _out(jsonl.pretty(fingerprint(command, files, profile.version_args if profile else ())))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare, render_table
+
+    if args.cand is None:
+        if not (args.base_tag and args.cand_tag):
+            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
+                             "--cand-tag K=V to select the two groups")
+        records = _read_records_arg(args.base)
+        base = select(records, parse_tag_filters(args.base_tag))
+        cand = select(records, parse_tag_filters(args.cand_tag))
+    else:
+        base, cand = _read_records_arg(args.base), _read_records_arg(args.cand)
+    for side, chosen in (("base", base), ("candidate", cand)):
+        if not chosen:
+            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
+    result = compare(base, cand)
+    if args.format == "json":
+        _out(jsonl.pretty(result))
+    else:
+        _out(render_table(result))
+    if args.plot:
+        from . import plot
+        try:
+            plot.compare_bars(base, cand, args.plot)
+        except (plot.PlotUnavailable, ValueError) as exc:
+            _err(f"phasewrap: --plot: {exc}")
+    return 0
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from .diagnose import diagnose, render
+
+    records = [r for path in args.files for r in _read_records_arg(path)]
+    findings = diagnose(records)
+    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render(findings))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+
+    try:
+        if args.compare:
+            if len(args.inputs) != 2:
+                raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
+            plot.compare_bars(_read_records_arg(args.inputs[0]), _read_records_arg(args.inputs[1]), args.output)
+        else:
+            plot.timeline(plot.load_runs(args.inputs), args.output)
+    except plot.PlotUnavailable as exc:
+        _err(f"phasewrap plot: {exc}")
+        return EXIT_USAGE
+    _err(f"phasewrap: wrote {args.output}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    write_report(args.inputs, args.output)
+    _err(f"phasewrap: wrote {args.output}")
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
+            "plot": cmd_plot, "report": cmd_report}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -253,8 +460,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         return COMMANDS[args.subcommand](args)
-    except (UsageError, OutputPathError) as exc:
+    except (UsageError, OutputPathError, RecordsError) as exc:
         _err(str(exc))
+        return EXIT_USAGE
+    except ValueError as exc:  # bad input files (plots, reports): one line naming the file
+        _err(f"phasewrap {args.subcommand}: {exc}")
         return EXIT_USAGE
 
 

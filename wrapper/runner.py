@@ -168,8 +168,10 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     feeder = LineFeeder(framework)
     capture = CaptureWriter(cfg.capture_dir, run_id) if cfg.capture_dir else None
     request = None
+    own_control = None
+    if cfg.request is not None and control is None:
+        control = own_control = Control()
     if cfg.request is not None:
-        control = control or Control()
         request = _request_for(cfg, prep.profile, on_done=lambda _r: control.stop("request complete"), clock=clock)
 
     def on_boundary(name: str) -> None:
@@ -196,6 +198,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         for sampler in samplers:
             sampler.notify("exit")
             sampler.stop()
+        if own_control is not None:
+            own_control.close()
     if capture is not None:
         capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
                                "status": result.status, "signal": result.signal})

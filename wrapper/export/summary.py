@@ -89,3 +89,62 @@ def render(record: dict) -> str:
     for warning in record.get("warnings", []):
         lines.append(f"warning: {warning}")
     return "\n".join(lines) + "\n"
+
+
+OUTLIER_FLOOR_S = 0.010
+OUTLIER_FLOOR_SHARE = 0.05
+MULTI_PHASES = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+
+
+def _group_key(record: dict, sweep_names: tuple) -> tuple:
+    tags = record.get("tags") or {}
+    cache = (record.get("cache") or {}).get("label") or "n/a"
+    return tuple(tags.get(n) for n in sweep_names) + (cache,)
+
+
+def render_runs(records: list, sweep_names: tuple = ()) -> str:
+    """Repeated runs: one row per (sweep value, cache label), each phase as median [min–max] ± spread.
+
+    Warm-up runs are left out; runs with different cache labels are never pooled in one row.
+    """
+    from tabulate import tabulate
+
+    from ..stats import first_run_slow, outliers, summarize
+
+    measured = [r for r in records if not r.get("warmup")]
+    groups: dict = {}
+    for record in measured:
+        groups.setdefault(_group_key(record, sweep_names), []).append(record)
+    rows, notes = [], []
+    for key, group in groups.items():
+        row = list(key[:-1]) + [key[-1], len(group)]
+        for name, phase in MULTI_PHASES:
+            values = [r["phases"].get(phase) for r in group]
+            st = summarize(values)
+            row.append("n/a" if st["median"] is None else
+                       f"{st['median']:.3f} [{st['min']:.3f}–{st['max']:.3f}]")
+            label = " ".join(f"{n}={v}" for n, v in zip(sweep_names, key)) or "all runs"
+            for i in outliers(values):
+                if abs(values[i] - st["median"]) < max(OUTLIER_FLOOR_S, OUTLIER_FLOOR_SHARE * st["median"]):
+                    continue  # statistically unusual but too small to matter (a tight MAD)
+                notes.append(f"outlier: {name} of run {group[i]['run_id']} ({values[i]:.3f} s) in {label}, "
+                             f"cache {key[-1]} (modified z-score > 3.5)")
+            if name == "total" and first_run_slow(values):
+                notes.append(f"the first run of {label} is much slower than the rest (total {values[0]:.3f} s vs "
+                             f"median {st['median']:.3f} s): cold first run? use --cold or --warmup")
+        tokens = summarize([r.get("ms_per_token") for r in group])
+        row.append("n/a" if tokens["median"] is None else f"{tokens['median']:.2f}")
+        rows.append(row)
+    headers = list(sweep_names) + ["cache", "n"] + [f"{n} s median [min–max]" for n, _ in MULTI_PHASES] + ["ms/token"]
+    warmups = len(records) - len(measured)
+    head = f"phasewrap: {len(measured)} measured run(s)" + (f", {warmups} warm-up(s) not counted" if warmups else "")
+    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes) + "\n"
+
+
+def one_line(record: dict) -> str:
+    """A run in one line, for progress during repeated runs."""
+    phases = record["phases"]
+    parts = [f"{name} {_fmt(phases.get(key))}" for name, key in PHASE_ROWS]
+    cache = (record.get("cache") or {}).get("label") or "n/a"
+    return (f"phasewrap: {record['run_id']} {record['status']}{' (warm-up)' if record.get('warmup') else ''} · "
+            + " · ".join(parts) + f" s · cache {cache}")

@@ -1,0 +1,116 @@
+"""The measurement protocol around single runs: sweeps × repeats, warm-ups, cold/warm, fingerprint.
+
+``run_session`` expands ``-L NAME=v1,v2`` sweeps, runs each variant ``warmup + runs`` times, labels every run's
+page-cache state (evicting the model files first with ``--cold``), attaches the environment fingerprint and
+hands each finished record to ``on_record`` at once, so an interrupt never loses a completed run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from . import env as _env
+from . import pagecache
+from .runner import RunConfig, execute, prepare
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class SessionConfig:
+    base: RunConfig
+    runs: int = 1
+    warmup: int = 0
+    cold: bool = False
+    drop_caches: bool = False
+    model_files: list = field(default_factory=list)
+    sweeps: list = field(default_factory=list)  # [(name, [values])]
+    fingerprint: bool = True
+
+
+def parse_sweep(text: str) -> tuple[str, list[str]]:
+    """``NAME=v1,v2,...`` → (NAME, [v1, v2, ...]); ValueError names -L and the fix."""
+    name, sep, values = text.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not values:
+        raise ValueError(f"-L: expected NAME=v1,v2,... with NAME a word, got {text!r}")
+    return name, values.split(",")
+
+
+def variants(command: Sequence[str], sweeps: Sequence[tuple[str, list]]) -> list[tuple[dict, list]]:
+    """Every combination of sweep values: (tags, command with ``{NAME}`` substituted)."""
+    names = [n for n, _ in sweeps]
+    used = {m for arg in command for m in _PLACEHOLDER.findall(arg)}
+    for name in names:
+        if name not in used:
+            raise ValueError(f"-L {name}: the command has no {{{name}}} to substitute; write it where the value goes")
+    out = []
+    for combo in itertools.product(*(values for _, values in sweeps)):
+        tags = dict(zip(names, combo))
+        out.append((tags, [_PLACEHOLDER.sub(lambda m: tags.get(m.group(1), m.group(0)), a) for a in command]))
+    return out
+
+
+def _prompt_of(prep) -> Optional[str]:
+    return prep.tokens.prompts[0] if prep.tokens.prompts else prep.config.request
+
+
+def check(cfg: SessionConfig) -> list:
+    """Prepare every variant up front so a bad regex or sweep fails before anything runs."""
+    if cfg.runs < 1 or cfg.warmup < 0:
+        raise ValueError("-n/--runs must be >= 1 and --warmup >= 0")
+    if cfg.drop_caches and not cfg.cold:
+        raise ValueError("--drop-caches: use it together with --cold")
+    prepared = []
+    for tags, command in variants(cfg.base.command, cfg.sweeps):
+        run_cfg = dataclasses.replace(cfg.base, command=command, tags={**cfg.base.tags, **tags})
+        prepared.append(prepare(run_cfg))
+    if cfg.cold:
+        for prep in prepared:
+            if not pagecache.model_files(prep.config.command, cfg.model_files):
+                raise ValueError("--cold: no model file found on the command line (-m/--model, a file >= 1 MB, "
+                                 "a directory of *.gguf/*.safetensors); name it with --model-file PATH")
+    return prepared
+
+
+def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
+                on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
+                ) -> tuple[list, int]:
+    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run."""
+    records: list = []
+    status = 0
+    total = len(prepared) * (cfg.warmup + cfg.runs)
+    done = 0
+    for prep in prepared:
+        files = pagecache.model_files(prep.config.command, cfg.model_files)
+        fingerprint = None
+        if cfg.fingerprint:
+            fingerprint = _env.fingerprint(prep.config.command, files, prep.profile.version_args,
+                                           prompt=_prompt_of(prep))
+        for i in range(cfg.warmup + cfg.runs):
+            warmup = i < cfg.warmup
+            if cfg.cold and files:
+                if cfg.drop_caches:
+                    pagecache.drop_caches()
+                else:
+                    pagecache.evict(files)
+            cache = pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+            done += 1
+            if total > 1:
+                tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
+                on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
+                            f"{' ' + tags if tags else ''}")
+            record, result = execute(prep, samplers=make_samplers())
+            record["cache"] = cache
+            record["warmup"] = warmup
+            record["repeat"] = {"index": i - cfg.warmup if not warmup else i, "of": cfg.runs}
+            if fingerprint is not None:
+                record["env"] = fingerprint
+            records.append(record)
+            on_record(record)
+            status = result.exit_status
+            if record["status"] == "interrupted":
+                return records, status
+    return records, status
