@@ -189,10 +189,14 @@ class PhaseTracker:
         still = []
         ready_end = None
         for spec in self._pending:
+            if spec.name in self.found:
+                continue
             match = spec.pattern.search(window) if spec.watches(stream) else None
             if match is None:
                 still.append(spec)
                 continue
+            if spec.name in self.found:
+                continue  # an alternative of a marker another spec already found (ready on either stream)
             self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
             if spec.name != "ready":
                 continue
@@ -202,7 +206,7 @@ class PhaseTracker:
                 ready_end = max(0, match.end() - new_from)
             else:
                 self._replay_before_ready(chunk.t_ns)
-        self._pending = still
+        self._pending = [spec for spec in still if spec.name not in self.found]
         return ready_end
 
     def _replay_before_ready(self, ready_ns: int) -> None:

@@ -18,6 +18,7 @@ class Profile:
     """What phasewrap knows about one framework's console behaviour.
 
     ready: regex marking "weights loaded, accepting input" (None: the framework prints no such line).
+    ready_also: more (stream, regex) ways to see ready; whichever is read first wins.
     first_token: regex for the first token; None means the default rule: the first bytes on the token
         stream after ready that are not the echoed prompt.
     token_end: regex on the token stream after which output is no longer tokens (a closing separator).
@@ -47,6 +48,7 @@ class Profile:
     version_args: tuple[str, ...] = ()
     server: bool = False
     missing_flags: tuple[tuple[str, tuple[str, ...], str], ...] = field(default_factory=tuple)
+    ready_also: tuple[tuple[str, str], ...] = ()
     reported_output_offset: int = 0
     definitions: tuple[tuple[str, str], ...] = ()
     default_port: Optional[int] = None
@@ -63,11 +65,15 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name="llama.cpp",
             framework="llama.cpp",
-            summary="llama-completion / main: ready at the `generate: n_ctx = …` log line (stderr), "
-            "first token = first stdout bytes after it that are not the echoed -p prompt",
+            summary="llama-completion / main: ready when the prompt echo starts on stdout (printed just before "
+            "prompt processing), or at the `generate: n_ctx = …` log line (stderr) if that is read first; first "
+            "token = the first stdout bytes that are not the echoed -p prompt",
             executables=(r"llama-completion", r"main", r"llama-simple", r"llama-run"),
             ready=r"generate: n_ctx\s*=|main: prompt: '",
             ready_stream=ERR,
+            # llama.cpp logs from a background thread, so the `generate:` line can arrive milliseconds after
+            # the echo that follows it; the echo (written directly) is the better clock when there is one.
+            ready_also=((OUT, r"(?=\S)"),),
             token_end=r" ?\[end of text\]",
             reported_output_offset=1,
             definitions=(

@@ -88,6 +88,9 @@ def prepare(config: RunConfig) -> Prepared:
     elif profile.first_token is not None:
         first = compile_marker(f"profile {profile.name}", "first_token", profile.first_token, profile.token_stream)
     marks = []
+    if config.ready is None and ready is not None and not ready_optional:
+        marks += [compile_marker(f"profile {profile.name}", "ready", regex, stream)
+                  for stream, regex in profile.ready_also]
     for name, regex, stream in config.marks:
         if name in ("ready", "first_token", "last_token"):
             raise ValueError(f"--mark: {name!r} is reserved; use --{name.replace('_', '-')} for it")
