@@ -48,13 +48,18 @@ def models(tmp_path_factory):
     return {"tiny": tiny, "moe": moe, "mid": mid}
 
 
-def run_until_reported(args):
+def run_until(args, complete):
+    """Run until ``complete(record)``: a cut-short llama.cpp log is that bug, not what is under test here."""
     for _ in range(ATTEMPTS):
         proc = run_phasewrap(args)
         rec = json_record(proc)
-        if rec["reported"] and rec["reported"].get("eval_ms") is not None:
+        if complete(rec):
             return proc, rec
-    pytest.fail(f"no perf block in {ATTEMPTS} runs; last stderr: {proc.stderr[-2000:]!r}")
+    pytest.fail(f"incomplete output in {ATTEMPTS} runs; last missing: {rec['missing']}, stderr: {proc.stderr[-2000:]!r}")
+
+
+def run_until_reported(args):
+    return run_until(args, lambda rec: bool(rec["reported"]) and rec["reported"].get("eval_ms") is not None)
 
 
 def test_llama_completion_default_profile(models):
@@ -76,13 +81,14 @@ def test_llama_completion_default_profile(models):
 
 
 def test_llama_cli_simple_io_and_warning_without_it(models):
-    proc = run_phasewrap(["run", "--format", "json", "--", exe("llama-cli"), "-m", models["tiny"], "-p", PROMPT,
-                          "-n", "16", "-st", "--simple-io"])
+    # the mid-size model: on the tiny one (thousands of tokens/s) llama-cli's writes coalesce into a few reads
+    proc, rec = run_until(["run", "--format", "json", "--", exe("llama-cli"), "-m", models["mid"], "-p", PROMPT,
+                           "-n", "16", "-st", "--simple-io"], lambda r: r["tokens"]["output"] is not None)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    rec = json_record(proc)
     assert rec["profile"] == "llama-cli"
     assert rec["phases"]["load_s"] is not None and rec["phases"]["decode_s"] is not None, rec["missing"]
-    assert rec["tokens"]["output"] >= 8
+    # counted from reads (llama-cli prints no token count): a lower bound of the 16 generated tokens
+    assert 8 <= rec["tokens"]["output"] <= 16 and rec["tokens"]["source"] == "chunks"
     bare = run_phasewrap(["run", "--format", "none", "--timeout", "60", "--", exe("llama-cli"), "-m", models["tiny"],
                           "-p", PROMPT, "-n", "4", "-st"])
     assert b"without --simple-io writes generated text to the terminal device" in bare.stderr
