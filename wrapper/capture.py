@@ -88,6 +88,7 @@ class Capture:
     samples: list[Sample] = field(default_factory=list)
     exit: Optional[dict] = None
     record: Optional[dict] = None
+    extra: dict = field(default_factory=dict)  # other line types by type, e.g. "request"
     skipped_lines: list[int] = field(default_factory=list)
 
     @property
@@ -134,6 +135,8 @@ def read_capture(path: str) -> Capture:
                 cap.exit = obj
             elif obj.get("type") == "record":
                 cap.record = obj["record"]
+            else:
+                cap.extra[obj["type"]] = obj
         except (ValueError, KeyError, TypeError):
             cap.skipped_lines.append(number)
     return cap

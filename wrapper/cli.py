@@ -184,6 +184,27 @@ def build_parser() -> argparse.ArgumentParser:
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    ana = sub.add_parser("analyze", help="the same run records from captured output: captures, timestamped logs, "
+                         "asciinema recordings, plain logs", formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description="Re-derive run records from recorded output. A phasewrap capture is replayed "
+                         "exactly (re-apply other markers with the marker options); a log whose lines carry times "
+                         "(ts, ISO 8601, llama.cpp --log-timestamps, journald) and an asciinema .cast are "
+                         "timed per line/event with stdout and stderr merged; a log without times gives the "
+                         "framework's own figures only (phases_source: reported).",
+                         epilog="examples:\n  phasewrap analyze caps/\n"
+                         "  phasewrap analyze --ready 'Loading weights: 100%' run.cast --dmon dmon.txt "
+                         "--query-gpu q.csv\n  phasewrap analyze --format csv server.log")
+    _add_marker_options(ana)
+    ana.add_argument("files", nargs="+", metavar="FILE", help="capture files or directories, logs, .cast files")
+    ana.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                     help="table (default), json (an array of records) or csv (the measurement-log columns)")
+    ana.add_argument("--framework", metavar="NAME", help="parse framework figures as this family (default: detect)")
+    side = ana.add_argument_group("side files, aligned by wall-clock time")
+    side.add_argument("--dmon", metavar="FILE", help="`nvidia-smi dmon -o DT` output recorded beside the run")
+    side.add_argument("--query-gpu", metavar="FILE", help="`nvidia-smi --query-gpu=timestamp,... --format=csv -lms N`")
+    side.add_argument("--pidstat", metavar="FILE", help="`pidstat -h -H -u -r -d -t -p PID 1` output")
+    side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
+                      "dmon/query-gpu times (default: this machine's zone)")
     env = sub.add_parser("env", help="print the environment fingerprint recorded with each run",
                          description="Print host, CPU, memory, GPUs, driver/CUDA, and for a command its executable "
                          "(path, size, sha256, version) and model files (size, disk, filesystem) as JSON.",
@@ -372,6 +393,29 @@ def _read_records_arg(path: str) -> list:
     return records
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from .analyze import AnalyzeError, SideFiles, analyze
+
+    config = RunConfig(command=[], profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
+                       first_token=args.first_token, first_token_stream=args.first_token_stream,
+                       marks=list(args.mark))
+    side = SideFiles(dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset)
+    try:
+        records = analyze(args.files, config, side, framework=args.framework, on_progress=_err)
+    except AnalyzeError as exc:
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    if args.format == "json":
+        _out(jsonl.pretty(records))
+    elif args.format == "csv":
+        text, _ = csvlog.render(records, None)
+        _out(text)
+    else:
+        _out("".join(summary.render(r) for r in records))
+    return 0
+
+
 def cmd_env(args: argparse.Namespace) -> int:
     from .env import fingerprint
     from .pagecache import model_files
@@ -448,7 +492,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
+COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
             "plot": cmd_plot, "report": cmd_report}
 
 

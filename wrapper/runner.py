@@ -162,8 +162,12 @@ def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: st
 
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
             run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
-            out_fd: int = 1, err_fd: int = 2) -> tuple[dict, LaunchResult]:
-    """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127)."""
+            out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None) -> tuple[dict, LaunchResult]:
+    """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
+
+    ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
+    record, in the capture too.
+    """
     cfg = prep.config
     run_id = run_id or new_run_id()
     tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
@@ -214,11 +218,13 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             capture.event("request", {"result": _stream_json(stream, result.t0_ns)})
         _apply_stream(facts, stream)
     samples = [s for sampler in samplers for s in sampler.samples()]
+    infos = [sampler.info() for sampler in samplers]
     if capture is not None:
         capture.samples(samples)
-    facts.resources = aggregate(samples, phase_windows(facts.markers, result.t0_ns, result.exit_ns),
-                                [sampler.info() for sampler in samplers])
+        capture.event("samplers", {"infos": infos})
+    facts.resources = aggregate(samples, phase_windows(facts.markers, result.t0_ns, result.exit_ns), infos)
     record = build(facts)
+    record.update(extra or {})
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()

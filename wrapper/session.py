@@ -102,12 +102,11 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
                 on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
                             f"{' ' + tags if tags else ''}")
-            record, result = execute(prep, samplers=make_samplers())
-            record["cache"] = cache
-            record["warmup"] = warmup
-            record["repeat"] = {"index": i - cfg.warmup if not warmup else i, "of": cfg.runs}
+            extra = {"cache": cache, "warmup": warmup,
+                     "repeat": {"index": i - cfg.warmup if not warmup else i, "of": cfg.runs}}
             if fingerprint is not None:
-                record["env"] = fingerprint
+                extra["env"] = fingerprint
+            record, result = execute(prep, samplers=make_samplers(), extra=extra)
             records.append(record)
             on_record(record)
             status = result.exit_status

@@ -1,0 +1,140 @@
+"""phasewrap analyze: captures, events files, asciinema recordings, timed and plain logs, side files."""
+import json
+import os
+import shutil
+
+from .conftest import STANDIN, fixture, run_phasewrap
+
+H200_EVENTS = fixture("events", "h200-transformers-warm-p512.events.jsonl")
+
+
+def _analyze_json(args):
+    proc = run_phasewrap(["analyze", "--format", "json", *args])
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_capture_reanalysis_equals_the_live_record(tmp):
+    live = run_phasewrap(["run", "--quiet", "--format", "json", "--capture", str(tmp), "--ready", "model loaded",
+                          "--tag", "quant=Q4", "--", *STANDIN, "--load-s", "0.2", "--ttft-s", "0.1", "--tokens", "8",
+                          "-p", "a prompt to echo"])
+    rec = json.loads(live.stdout)
+    [again] = _analyze_json(["--ready", "model loaded", str(tmp)])
+    again.pop("source")
+    assert again == rec
+
+
+def test_capture_reanalysis_with_other_markers(tmp):
+    run_phasewrap(["run", "--quiet", "--format", "none", "--capture", str(tmp), "--", *STANDIN, "--load-s", "0.2",
+                   "--ttft-s", "0.1", "--tokens", "4"])
+    [rec] = _analyze_json(["--ready", "model loaded", "--mark", "start@err=loading weights", str(tmp)])
+    assert rec["markers"]["start"]["t_s"] < rec["markers"]["ready"]["t_s"]
+    assert rec["phases"]["load_s"] is not None
+
+
+def _cast_from_events(path, out):
+    """An asciinema v2 recording of the H200 run: its chunks as output events (stdout and stderr merged)."""
+    with open(path) as fh:
+        header = json.loads(fh.readline())
+        events = [json.loads(line) for line in fh]
+    with open(out, "w") as fh:
+        fh.write(json.dumps({"version": 2, "width": 120, "height": 40, "timestamp": header["wall_start"],
+                             "command": " ".join(header["cmd"])}) + "\n")
+        for e in events:
+            if isinstance(e, list):
+                fh.write(json.dumps([e[0], "o", e[2]]) + "\n")
+    return [e for e in events if isinstance(e, list)]
+
+
+def test_asciinema_recording_with_dmon_and_query_gpu(tmp):
+    cast = tmp / "run.cast"
+    events = _cast_from_events(H200_EVENTS, cast)
+    [rec] = _analyze_json(["--ready", r"Loading weights:\s+100%", "--first-token", r"\w+\d* $",
+                           str(cast), "--dmon", fixture("h200", "warm-p512.dmon.txt"),
+                           "--query-gpu", fixture("h200", "warm-p512.query.csv")])
+    ready_t = next(e[0] for e in events if "100%" in e[2])
+    first_t = next(e[0] for e in events if e[1] == "out")
+    last_t = [e[0] for e in events if e[1] == "out"][-1]
+    assert abs(rec["phases"]["load_s"] - ready_t) <= 0.05
+    assert abs(rec["phases"]["ttft_s"] - (first_t - ready_t)) <= 0.05
+    assert abs(rec["phases"]["decode_s"] - (last_t - first_t)) <= 0.05
+    for phase in ("load", "ttft", "decode"):
+        assert rec["resources"][phase]["gpu_util_mean"] is not None
+        assert rec["resources"][phase]["vram_used_peak_mib"] > 0
+    # the model is on the GPU before the first token: VRAM during decode well above idle
+    assert rec["resources"]["decode"]["vram_used_peak_mib"] > 8000
+
+
+def test_events_file_with_pidstat(tmp):
+    [rec] = _analyze_json(["--ready", r"Loading weights:\s+100%", H200_EVENTS, "--pidstat",
+                           fixture("h200", "warm-p512.pidstat.txt")])
+    assert rec["tokens"]["output"] == 64
+    assert rec["resources"]["load"]["cpu_pct_mean"] > 50
+
+
+def test_timestamped_llama_log_fills_reported_and_phases():
+    [rec] = _analyze_json(["--profile", "llama.cpp",
+                           fixture("logs", "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log")])
+    assert rec["source"]["kind"] == "log (relative times)"
+    assert rec["reported"]["framework"] == "llama.cpp"
+    assert rec["tokens"] == {"output": 256, "source": "reported", "input": rec["tokens"]["input"],
+                             "chunks": rec["tokens"]["chunks"]}
+    assert rec["phases"]["load_s"] is not None and rec["phases"]["total_s"] is not None
+    assert rec["status"] == "unknown"
+
+
+def test_plain_log_gives_reported_phases_per_run():
+    records = _analyze_json([fixture("logs", "llama.cpp__cli-perf-lines-user-trimmed-two-runs.log")])
+    assert len(records) == 2
+    assert all(r["phases_source"] == "reported" for r in records)
+    assert all(r["phases"]["decode_s"] is not None for r in records)
+
+
+def test_unknown_log_is_not_an_error(tmp):
+    log = tmp / "x.log"
+    log.write_text("hello\nnothing to see\n")
+    [rec] = _analyze_json([str(log)])
+    assert rec["reported"]["framework"] == "unknown"
+    assert rec["phases"] == {"load_s": None, "ttft_s": None, "decode_s": None, "total_s": None}
+
+
+def test_binary_file_is_one_line_exit_2(tmp):
+    blob = tmp / "blob.bin"
+    blob.write_bytes(b"\x00\x01\x02" * 100)
+    proc = run_phasewrap(["analyze", str(blob)])
+    assert proc.returncode == 2
+    err = proc.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "blob.bin" in err[0] and "binary" in err[0]
+    assert proc.stdout == b""
+
+
+def test_truncated_and_corrupted_capture_still_analyzed(tmp):
+    run_phasewrap(["run", "--quiet", "--format", "none", "--capture", str(tmp), "--ready", "model loaded", "--",
+                   *STANDIN, "--load-s", "0.1", "--ttft-s", "0.05", "--tokens", "6"])
+    [name] = os.listdir(tmp)
+    lines = (tmp / name).read_text().splitlines()
+    chunk_lines = [i for i, line in enumerate(lines) if line.startswith("[")]
+    cut = lines[: chunk_lines[-2]]  # drop the last chunks, samples, exit and record: a crash mid-run
+    cut.insert(3, "{not json")
+    broken = tmp / "broken"
+    broken.mkdir()
+    (broken / name).write_text("\n".join(cut) + "\n")
+    [rec] = _analyze_json(["--ready", "model loaded", str(broken / name)])
+    assert rec["status"] == "interrupted"
+    assert rec["phases"]["load_s"] is not None
+    assert any("without an exit line" in w for w in rec["warnings"])
+    assert any("unreadable capture line" in w for w in rec["warnings"])
+
+
+def test_unknown_capture_schema_is_exit_2(tmp):
+    bad = tmp / "x.capture.jsonl"
+    bad.write_text('{"type": "header", "schema": "phasewrap.capture/9", "t0_monotonic_ns": 1}\n')
+    proc = run_phasewrap(["analyze", str(bad)])
+    assert proc.returncode == 2
+    assert b"unknown schema" in proc.stderr and b"x.capture.jsonl:1" in proc.stderr
+
+
+def test_csv_output(tmp):
+    proc = run_phasewrap(["analyze", "--format", "csv", fixture("logs", "llama.cpp__cli-perf-lines-user-trimmed-two-runs.log")])
+    rows = proc.stdout.decode().splitlines()
+    assert rows[0].startswith("date_time,input_tokens,output_tokens,load_s") and len(rows) == 3

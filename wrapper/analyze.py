@@ -1,0 +1,388 @@
+"""Post-hoc analysis: recorded output → the same chunks → the same tracker, parsers and record as a live run.
+
+Inputs, recognised from their first line:
+  * a phasewrap capture (``--capture``; a file or a directory of ``*.capture.jsonl``): replayed exactly;
+  * an asciinema v2 recording (``.cast``): output events with times; stdout and stderr merged;
+  * an events file (first line ``{"wall_start": …, "cmd": […]}``, then ``[t_s, "out"|"err", text]``);
+  * a log whose lines carry times (``ts``, ISO 8601, llama.cpp ``--log-timestamps``, journald with a year …):
+    each line becomes a chunk at its printed time; streams merged;
+  * a plain log without times: only the framework's own figures, one record per run/request it printed,
+    with phases taken from them (``phases_source: "reported"``).
+Side files (``nvidia-smi dmon``, ``--query-gpu`` CSV, ``pidstat``) are placed on the same clock through the
+input's wall-clock anchor and aggregated per phase under ``resources``, as in a live run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from . import frameworks
+from .aggregate import aggregate
+from .capture import SUFFIX, Capture, CaptureError, read_capture
+from .events import OUT, Chunk
+from .launch import LaunchResult
+from .markers import ANY, MarkerSpec, PhaseTracker
+from .record import build
+from .reported import LineFeeder
+from .request import StreamResult
+from .runner import Prepared, RunConfig, _apply_stream, _detected_profile, facts_from, phase_windows, prepare
+
+SNIFF_BYTES = 64 << 10
+RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
+TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
+
+
+class AnalyzeError(ValueError):
+    """An input that can't be analyzed; the message names the file (and line) and the fix."""
+
+
+@dataclass
+class Observed:
+    """What a recording tells, whatever its format. Times are ns on one clock (monotonic, or synthetic)."""
+
+    source: str
+    kind: str
+    chunks: list
+    t0_ns: int
+    wall_anchor: Optional[tuple]  # (wall_ns, mono_ns) read together, to place side files
+    command: list
+    end_ns: Optional[int] = None
+    exit: Optional[dict] = None
+    samples: list = field(default_factory=list)
+    merged: bool = False
+    request: Optional[dict] = None
+    header: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+    sampler_infos: list = field(default_factory=list)
+    run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
+
+
+# -- readers -------------------------------------------------------------------------------------------------
+
+def _from_capture(cap: Capture) -> Observed:
+    h = cap.header
+    t0 = h["t0_monotonic_ns"]
+    obs = Observed(source=cap.path, kind="capture", chunks=cap.chunks, t0_ns=t0,
+                   wall_anchor=(round(h["wall_t0_s"] * 1e9), t0), command=list(h.get("command") or []),
+                   samples=cap.samples, header=h, request=cap.extra.get("request"))
+    obs.sampler_infos = (cap.extra.get("samplers") or {}).get("infos") or []
+    obs.run_facts = {k: v for k, v in (cap.record or {}).items() if k in RUN_FACT_KEYS}
+    if cap.exit is not None:
+        obs.exit = cap.exit
+        obs.end_ns = t0 + int(cap.exit["t_ns"])
+    else:
+        obs.warnings.append("the capture ends without an exit line (the wrapper or the machine stopped): "
+                            "total and exit status are unknown")
+    if cap.skipped_lines:
+        obs.warnings.append(f"{len(cap.skipped_lines)} unreadable capture line(s) skipped "
+                            f"(first: line {cap.skipped_lines[0]})")
+    return obs
+
+
+def _from_events(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
+    """The ``[t_s, stream, text]`` events format (one JSON array per chunk, seconds since launch)."""
+    chunks, end_ns, exit_info = [], None, None
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise AnalyzeError(f"{path}:{number}: not JSON; expected a [t_s, \"out\"|\"err\", text] event") from None
+        if isinstance(obj, list) and len(obj) == 3:
+            chunks.append(Chunk(round(obj[0] * 1e9), obj[1], obj[2].encode("utf-8", "surrogateescape")))
+        elif isinstance(obj, dict) and "t_end" in obj:
+            end_ns, exit_info = round(obj["t_end"] * 1e9), {"exit_code": obj.get("rc"), "status": None}
+    wall = header.get("wall_start")
+    return Observed(source=path, kind="events", chunks=chunks, t0_ns=0,
+                    wall_anchor=None if wall is None else (round(wall * 1e9), 0), command=list(header.get("cmd") or []),
+                    end_ns=end_ns, exit=exit_info, header=header)
+
+
+def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
+    """asciinema v2: ``[t_s, "o", data]`` output events; input and marker events are ignored."""
+    chunks = []
+    last = 0
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            t_s, code, data = json.loads(line)
+        except (ValueError, TypeError):
+            raise AnalyzeError(f"{path}:{number}: not an asciinema v2 event ([time, code, data])") from None
+        last = round(float(t_s) * 1e9)
+        if code == "o":
+            chunks.append(Chunk(last, OUT, data.encode("utf-8", "surrogateescape")))
+    wall = header.get("timestamp")
+    command = header.get("command")
+    return Observed(source=path, kind="asciinema", chunks=chunks, t0_ns=0,
+                    wall_anchor=None if wall is None else (round(float(wall) * 1e9), 0),
+                    command=command.split() if isinstance(command, str) else [], end_ns=last, merged=True,
+                    header=header, warnings=["asciinema merges stdout and stderr: markers watch both"])
+
+
+def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
+    """One chunk per run of lines with the same printed time; None when too few lines carry a time."""
+    parsed = []
+    timed = 0
+    for _number, line in lines:
+        rest, when = frameworks.strip_prefix(line)
+        parsed.append((rest, when))
+        timed += when is not None
+    nonempty = sum(1 for rest, _ in parsed if rest.strip()) or 1
+    if timed / nonempty < TIMED_SHARE:
+        return None
+    kinds = {when.kind for _, when in parsed if when is not None}
+    if len(kinds) > 1:
+        kinds = {k for k in kinds if k != "relative"} or kinds
+    kind = sorted(kinds)[0]
+    times = [when.t_s for _, when in parsed if when is not None and when.kind == kind]
+    origin_s = 0.0 if kind == "relative" else min(times)
+    chunks: list = []
+    current_t = None
+    pending: list = []
+    for rest, when in parsed:
+        if when is not None and when.kind == kind:
+            t_ns = round((when.t_s - origin_s) * 1e9)
+            if current_t is not None and t_ns != current_t and pending:
+                chunks.append(Chunk(current_t, OUT, "".join(pending).encode("utf-8", "surrogateescape")))
+                pending = []
+            current_t = t_ns if current_t is None else max(current_t, t_ns)
+        pending.append(rest + "\n")
+    if pending:
+        chunks.append(Chunk(current_t or 0, OUT, "".join(pending).encode("utf-8", "surrogateescape")))
+    anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
+    obs = Observed(source=path, kind=f"log ({kind} times)", chunks=chunks, t0_ns=0, wall_anchor=anchor, command=[],
+                   end_ns=chunks[-1].t_ns if chunks else None, merged=True)
+    obs.warnings.append("a log has no launch instant: times count from "
+                        + ("the program's start as its timestamps do" if kind == "relative" else "its first line")
+                        + "; stdout and stderr are merged")
+    return obs
+
+
+def _read_text_lines(path: str) -> list:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    if b"\x00" in data[:SNIFF_BYTES]:
+        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
+                           "phasewrap captures")
+    text = data.decode("utf-8", "surrogateescape")
+    return list(enumerate(text.splitlines(), 1))
+
+
+def observe(path: str) -> tuple[Optional[Observed], list]:
+    """Read one input: (observed chunks or None for an untimed log, its lines for the framework parser)."""
+    if path.endswith(SUFFIX):
+        try:
+            return _from_capture(read_capture(path)), []
+        except CaptureError as exc:
+            raise AnalyzeError(str(exc)) from None
+        except OSError as exc:
+            raise AnalyzeError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = _read_text_lines(path)
+    if not lines:
+        raise AnalyzeError(f"{path}: empty file; nothing to analyze")
+    first = lines[0][1].strip()
+    if first.startswith("{"):
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if isinstance(header, dict):
+            if header.get("type") == "header":
+                try:
+                    return _from_capture(read_capture(path)), []
+                except CaptureError as exc:
+                    raise AnalyzeError(str(exc)) from None
+            if header.get("version") == 2:
+                return _from_cast(path, lines[1:], header), []
+            if "wall_start" in header or "cmd" in header:
+                return _from_events(path, lines[1:], header), []
+    return _from_timed_log(path, lines), lines
+
+
+def expand_inputs(paths: Iterable[str]) -> list:
+    """Files as given; a directory stands for its captures (sorted)."""
+    out = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(SUFFIX))
+            if not found:
+                raise AnalyzeError(f"{path}: no *{SUFFIX} files in this directory; give a capture directory or files")
+            out += found
+        elif not os.path.exists(path):
+            raise AnalyzeError(f"{path}: no such file")
+        else:
+            out.append(path)
+    return out
+
+
+# -- side files ----------------------------------------------------------------------------------------------
+
+@dataclass
+class SideFiles:
+    dmon: Optional[str] = None
+    query_gpu: Optional[str] = None
+    pidstat: Optional[str] = None
+    utc_offset_s: Optional[int] = None
+
+
+def side_samples(side: SideFiles, anchor: Optional[tuple], source: str) -> tuple[list, list, list]:
+    """(samples, sampler infos, warnings) from the side files, placed via the input's wall-clock anchor."""
+    from .sampling import parse_dmon, parse_pidstat, parse_query_gpu
+
+    given = [(name, path) for name, path in (("dmon", side.dmon), ("query-gpu", side.query_gpu),
+                                             ("pidstat", side.pidstat)) if path]
+    if not given:
+        return [], [], []
+    if anchor is None:
+        return [], [], [f"side files ignored: {source} carries no wall-clock time to align them with"]
+    samples, infos = [], []
+    for name, path in given:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError as exc:
+            raise AnalyzeError(f"--{name} {path}: cannot read ({exc.strerror})") from None
+        if name == "dmon":
+            got = parse_dmon(lines, anchor, utc_offset_s=side.utc_offset_s)
+            resolution = 1.0
+        elif name == "query-gpu":
+            got = parse_query_gpu(lines, anchor, utc_offset_s=side.utc_offset_s)
+            times = sorted({s.t_ns for s in got})
+            steps = [b - a for a, b in zip(times, times[1:]) if b > a]
+            resolution = (sorted(steps)[len(steps) // 2] / 1e9) if steps else 1.0
+        else:
+            got = parse_pidstat(lines, anchor)
+            resolution = 1.0
+        if not got:
+            raise AnalyzeError(f"--{name} {path}: no samples found; is this {name} output?")
+        samples += got
+        infos.append({"name": name, "available": True, "reason": None, "file": path, "samples": len(got),
+                      "resolution_s": resolution, "interval_s": resolution})
+    return samples, infos, []
+
+
+# -- analysis ------------------------------------------------------------------------------------------------
+
+def _merged(prep: Prepared) -> Prepared:
+    """With stdout and stderr merged, every marker watches the one stream, and the tokens are on it."""
+    def anyway(spec: Optional[MarkerSpec]) -> Optional[MarkerSpec]:
+        return None if spec is None else dataclasses.replace(spec, stream=ANY)
+
+    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token))
+    # A profile's per-stream alternatives for ready (llama.cpp: "any stdout") mean nothing once merged.
+    marks = tuple(anyway(m) for m in prep.marks if m.name != "ready")
+    return dataclasses.replace(prep, ready=anyway(prep.ready), marks=marks, tokens=tokens)
+
+
+def _launch_result(obs: Observed) -> LaunchResult:
+    exit_info = obs.exit or {}
+    code = exit_info.get("exit_code")
+    if obs.kind == "capture" and obs.exit is None:
+        status = "interrupted"  # the capture stops mid-run: the wrapper (or the machine) was stopped
+    else:
+        status = exit_info.get("status") or ("ok" if code == 0 else "failed" if code is not None else "unknown")
+    wall_t0_s = 0.0 if obs.wall_anchor is None else (obs.wall_anchor[0] - obs.wall_anchor[1] + obs.t0_ns) / 1e9
+    return LaunchResult(pid=obs.header.get("pid") or 0, t0_ns=obs.t0_ns, wall_t0_s=wall_t0_s, exit_ns=obs.end_ns,
+                        returncode=code if isinstance(code, int) else 0, status=status,
+                        signal=exit_info.get("signal"))
+
+
+def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
+    """The run record of one recording, through the same tracker, parsers and builder as a live run."""
+    cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
+    prep = prepare(cfg)
+    if obs.merged:
+        prep = _merged(prep)
+    tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
+    feeder = LineFeeder(prep.profile.framework if not prep.candidates else None)
+    for chunk in obs.chunks:
+        tracker.feed(chunk)
+        feeder.feed(chunk)
+    result = _launch_result(obs)
+    profile = _detected_profile(prep, tracker)
+    run_id = obs.header.get("run_id") or os.path.basename(obs.source)
+    facts = facts_from(prep, profile, tracker, feeder.results(), run_id, result)
+    facts.warnings = [w for w in facts.warnings if "burst at exit" not in w] + obs.warnings
+    if obs.request is not None:
+        stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
+                                 for k, v in obs.request["result"].items()})
+        _apply_stream(facts, stream)
+    samples, infos, warnings = side_samples(side, obs.wall_anchor, obs.source)
+    samples = list(obs.samples) + samples
+    facts.warnings += warnings
+    infos = list(obs.sampler_infos) + infos
+    facts.resources = aggregate(samples, phase_windows(facts.markers, obs.t0_ns, result.exit_ns), infos)
+    record = build(facts)
+    record.update(obs.run_facts)
+    record["source"] = {"file": obs.source, "kind": obs.kind}
+    if obs.kind != "capture":
+        record["started_at"] = None if obs.wall_anchor is None else record["started_at"]
+        record["t0_monotonic_ns"] = None  # a synthetic clock: times count from the recording's start
+    return record
+
+
+def reported_records(path: str, lines: list, framework: Optional[str]) -> list:
+    """A log without times: one record per run/request the framework printed, phases from its own figures."""
+    found = frameworks.parse_lines((line for _n, line in lines), framework)
+    records = []
+    for i, rep in enumerate(found):
+        def sec(key):
+            return None if rep.get(key) is None else round(rep[key] / 1000.0, 6)
+
+        phases = {"load_s": sec("load_ms"), "ttft_s": sec("prompt_eval_ms"), "decode_s": sec("eval_ms"),
+                  "total_s": sec("total_ms")}
+        missing = [{"field": k, "reason": "not printed by the framework, and the log has no timestamps"}
+                   for k, v in phases.items() if v is None]
+        records.append({
+            "schema": "phasewrap.run/1", "run_id": f"{os.path.basename(path)}#{i + 1}", "started_at": None,
+            "command": [], "exit_code": None, "status": "ok", "t0_monotonic_ns": None, "phases": phases,
+            "phases_source": "reported", "missing": missing,
+            "tokens": {"output": rep.get("eval_tokens"), "source": "reported" if rep.get("eval_tokens") is not None
+                       else None, "input": rep.get("prompt_tokens"), "chunks": 0},
+            "ms_per_token": None if not rep.get("eval_ms") or not rep.get("eval_tokens")
+            else round(rep["eval_ms"] / rep["eval_tokens"], 4),
+            "tokens_per_s": rep.get("eval_tps"), "markers": {"ready": None, "first_token": None, "last_token": None},
+            "profile": None, "tags": {}, "note": None, "warnings": [], "child": {}, "reported": rep,
+            "reported_vs_measured": [], "resources": None, "source": {"file": path, "kind": "log (no times)"},
+        })
+    if not records:
+        records.append({
+            "schema": "phasewrap.run/1", "run_id": os.path.basename(path), "started_at": None, "command": [],
+            "exit_code": None, "status": "ok", "t0_monotonic_ns": None,
+            "phases": {"load_s": None, "ttft_s": None, "decode_s": None, "total_s": None},
+            "phases_source": "reported",
+            "missing": [{"field": "phases", "reason": "the log has no timestamps and no framework timings were "
+                         "recognised"}],
+            "tokens": {"output": None, "source": None, "input": None, "chunks": 0}, "ms_per_token": None,
+            "tokens_per_s": None, "markers": {"ready": None, "first_token": None, "last_token": None},
+            "profile": None, "tags": {}, "note": None, "warnings": [], "child": {},
+            "reported": {"framework": "unknown", "lines": len(lines)}, "reported_vs_measured": [], "resources": None,
+            "source": {"file": path, "kind": "log (no times)"},
+        })
+    return records
+
+
+def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
+            framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None) -> list:
+    """Records for every input (a capture directory counts as its files); raises AnalyzeError on bad input."""
+    files = expand_inputs(paths)
+    records = []
+    for i, path in enumerate(files, 1):
+        if len(files) > 1:
+            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
+        obs, lines = observe(path)
+        if obs is None:
+            records += reported_records(path, lines, framework)
+        else:
+            records.append(analyze_observed(obs, config, side))
+    return records
+
+
