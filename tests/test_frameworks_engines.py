@@ -1,0 +1,139 @@
+"""vLLM, SGLang, TGI, TensorRT-LLM, mlx_lm and transformers logs -> reported figures; exact values as printed."""
+import json
+from pathlib import Path
+
+from wrapper.frameworks import parse_lines
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
+           "prompt_tps", "eval_tps")
+
+
+def parse(name: str) -> list[dict]:
+    with open(LOGS / name, encoding="utf-8") as fh:
+        return parse_lines(fh)
+
+
+def only(name: str, framework: str) -> dict:
+    runs = parse(name)
+    assert len(runs) == 1
+    assert runs[0]["framework"] == framework
+    return runs[0]
+
+
+def events_stream(name: str, stream: str) -> list[str]:
+    text = ""
+    with open(LOGS / name, encoding="utf-8") as fh:
+        for raw in fh:
+            item = json.loads(raw)
+            if isinstance(item, list) and item[1] == stream:
+                text += item[2]
+    return text.splitlines(keepends=True)
+
+
+def test_vllm_v0_weights_gb_and_blocks_and_no_oom_from_advice():
+    r = only("vllm__v0-2024-07-loading-model-weights-took-GB-gpu-blocks-cuda-graphs.log", "vllm")
+    assert r["extra"] == {"model_weights_gb": 6.1138, "gpu_blocks": 10039, "cpu_blocks": 1310}
+    assert all(r[k] is None for k in TIMINGS)
+    assert r["warnings"] == []  # "If you are running out of memory, consider …" is advice, not an OOM
+
+
+def test_vllm_v1_tp_workers_model_loading():
+    r = only("vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "vllm")
+    assert r["load_ms"] == 3106.979  # TP0, printed first; TP1 printed 3.001256 seconds
+    assert r["extra"] == {"weights_load_ms": 2630.0, "model_loading_gib": 11.0802, "workers_reporting": 2}
+
+
+def test_vllm_v1_kv_cache_graph_capture_init_engine():
+    r = only("vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log", "vllm")
+    assert r["extra"] == {"kv_cache_tokens": 396928, "max_concurrency": 3.03, "graph_capture_ms": 2000.0,
+                          "graph_capture_gib": 0.11, "init_engine_ms": 13700.0, "compilation_ms": 7280.0}
+    assert r["load_ms"] is None  # "Model loaded in 22.4s" is the launcher's line, not vLLM's
+
+
+def test_vllm_v1_engine_metrics_and_spec_decoding():
+    r = only("vllm__v1-2026-metrics-engine000-specdecoding.log", "vllm")
+    assert r["extra"] == {
+        "engine_metrics": {"lines": 2, "max_prompt_tps": 0.0, "max_generation_tps": 28.4,
+                           "last": {"prompt_tps": 0.0, "generation_tps": 0.0, "running_reqs": 0, "waiting_reqs": 0,
+                                    "gpu_kv_cache_usage_pct": 0.0}},
+        "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0}}
+    assert r["prompt_tps"] is None and r["eval_tps"] is None
+
+
+def test_sglang_scheduler_batches():
+    r = only("sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log", "sglang")
+    assert r["extra"] == {"prefill": {"batches": 3, "new_seqs": 3, "new_tokens": 103 + 18 + 15,
+                                      "cached_tokens": 1 + 184 + 275},
+                          "decode": {"batches": 4, "last_gen_tps": 81.97, "max_gen_tps": 84.20}}
+
+
+def test_sglang_kv_cache_and_cuda_graph_capture():
+    r = only("sglang__2025-11-capture-cuda-graph-end-time-elapsed.log", "sglang")
+    assert r["extra"] == {"kv_cache_tokens": 2243474, "kv_k_gb": 59.91, "kv_v_gb": 59.91, "cuda_graph_ms": 5370.0,
+                          "cuda_graph_mem_gb": 1.44}
+
+
+def test_sglang_weights_loading():
+    r = only("sglang__2025-11-startup-load-weight-kv-cache-allocated-cuda-graph-begin.log", "sglang")
+    assert r["extra"] == {"weights_progress_elapsed_ms": 1000, "avail_mem_after_weights_gb": 28.91,
+                          "weights_mem_gb": 15.09, "kv_cache_tokens": 183133, "kv_k_gb": 11.18, "kv_v_gb": 11.18}
+    assert r["load_ms"] is None
+
+
+def test_tgi_shard_ready_in():
+    r = only("tgi__2025-04-docker-startup-download-shard-ready-in.log", "tgi")
+    assert r["load_ms"] == 18016.616627
+    assert r["extra"] == {"shards_ready": 1}
+
+
+def test_tensorrt_llm_paged_kv_cache_gib():
+    r = only("tensorrt-llm__2025-04-triton-paged-kv-cache-allocated-GiB.log", "tensorrt-llm")
+    assert r["extra"] == {"kv_blocks_per_seq_max": 65, "tokens_per_block": 32, "kv_primary_blocks": 116617,
+                          "kv_secondary_blocks": 0, "kv_cache_gib": 78.30, "kv_cache_max_tokens": 3731744}
+    assert r["warnings"] == []  # "Attention workspace size is not enough" is not about memory
+
+
+def test_tensorrt_llm_v08_kv_cache_bytes():
+    r = only("tensorrt-llm__v0.8-kv-cache-bytes-tokens-in-paged-kv-cache.log", "tensorrt-llm")
+    assert r["extra"] == {"kv_cache_bytes": 69524783104, "kv_cache_tokens": 132608}
+
+
+def test_mlx_lm_generate_stats():
+    r = only("mlx_lm__generate-minicpm3-separators-and-stats.log", "mlx_lm")
+    assert (r["prompt_tokens"], r["prompt_tps"], r["eval_tokens"], r["eval_tps"], r["peak_memory_gb"]) == \
+        (14, 53.932, 100, 13.975, 2.913)
+    assert r["prompt_eval_ms"] is None and r["eval_ms"] is None
+
+
+def test_mlx_lm_benchmark_trials_then_averages():
+    runs = parse("mlx_lm__benchmark-trials-averages.log")
+    assert {r["framework"] for r in runs} == {"mlx_lm"}
+    assert {(r["prompt_tokens"], r["eval_tokens"]) for r in runs} == {(2048, 128)}
+    assert [(r["prompt_tps"], r["eval_tps"], r["peak_memory_gb"], r["extra"]) for r in runs] == [
+        (2902.212, 205.325, 3.285, {"trial": 1}), (2901.392, 205.243, 3.285, {"trial": 2}),
+        (2902.077, 205.256, 3.285, {"trial": 3}), (2902.258, 204.587, 3.286, {"trial": 4}),
+        (2902.890, 205.085, 3.286, {"trial": 5}), (2902.166, 205.099, 3.285, {"summary": "averages"})]
+
+
+def test_transformers_accelerate_offload_warnings():
+    r = only("transformers__accelerate-offloaded-to-cpu-meta-device-warning.log", "transformers")
+    assert r["warnings"] == [
+        {"kind": "offload_cpu", "line": "WARNING:root:Some parameters are on the meta device device because they "
+                                        "were offloaded to the cpu."},
+        {"kind": "offload_cpu", "line": "WARNING:root:Some parameters are on the meta device device because they "
+                                        "were offloaded to the cpu and disk."}]
+    assert all(r[k] is None for k in TIMINGS)
+
+
+def test_transformers_h200_script_loading_bar_and_no_false_cpu_fallback():
+    cold = parse_lines(events_stream("cold-p512.events.jsonl", "err"))
+    warm = parse_lines(events_stream("warm-p512.events.jsonl", "err"))
+    assert [r["framework"] for r in cold + warm] == ["transformers", "transformers"]
+    # the finished "Loading weights" bars end "[00:05<00:00, 20.71it/s]" and "[00:01<00:00, 79.20it/s]"
+    assert cold[0]["extra"] == {"weights_progress_elapsed_ms": 5000}
+    assert warm[0]["extra"] == {"weights_progress_elapsed_ms": 1000}
+    # "`causal_conv1d_fn` is falling back to its reference PyTorch implementation" is not a CPU fallback, and the
+    # script's own "[workload] …" timings are not the framework's
+    assert cold[0]["warnings"] == [] and warm[0]["warnings"] == []
+    assert all(cold[0][k] is None for k in TIMINGS)

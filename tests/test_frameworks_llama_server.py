@@ -1,0 +1,123 @@
+"""llama-server logs and response bodies -> one dict per request; exact values as printed."""
+import json
+from pathlib import Path
+
+from wrapper.frameworks import from_server_timings, parse_lines
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+
+
+def parse(name: str, framework=None) -> list[dict]:
+    with open(LOGS / name, encoding="utf-8") as fh:
+        return parse_lines(fh, framework)
+
+
+def events_lines(name: str) -> list[str]:
+    """The lines of stderr then stdout of a ``*.events.jsonl`` capture (chunks joined per stream)."""
+    streams = {"err": "", "out": ""}
+    with open(LOGS / name, encoding="utf-8") as fh:
+        for raw in fh:
+            item = json.loads(raw)
+            if isinstance(item, list):
+                streams[item[1]] += item[2]
+    return streams["err"].splitlines(keepends=True) + streams["out"].splitlines(keepends=True)
+
+
+def figures(r: dict) -> tuple:
+    return (r["prompt_eval_ms"], r["prompt_tokens"], r["prompt_tps"], r["eval_ms"], r["eval_tokens"], r["eval_tps"],
+            r["total_ms"])
+
+
+def test_2026_prefixed_timing_lines_two_requests_from_h200_capture():
+    runs = parse_lines(events_lines("server.events.jsonl"))
+    assert [r["framework"] for r in runs] == ["llama-server", "llama-server"]
+    assert [figures(r) for r in runs] == [(129.42, 21, 162.26, 71.89, 46, 625.98, 201.31),
+                                          (1.68, 1, 593.82, 47.92, 32, 646.86, 49.61)]
+    assert runs[0]["extra"] == {"slot_id": 3, "task_id": 0, "total_tokens": 67, "graphs_reused": 45}
+    assert runs[1]["extra"] == {"slot_id": 3, "task_id": 47, "total_tokens": 33, "graphs_reused": 77}
+    # the startup warning belongs to the first request, as startup figures do
+    assert runs[0]["warnings"] == [{"kind": "cpu_fallback", "line": "0.00.706.792 W resolve_fused_ops: layer 0 is "
+                                    "assigned to device CUDA0 but Flash Attention is assigned to device CPU (usually "
+                                    "due to missing support)"}]
+    assert runs[1]["warnings"] == []
+
+
+def test_2025_slot_line_then_bare_block():
+    runs = parse("llama-server__slot-print_timing-multiline-block.log")
+    assert len(runs) == 1
+    r = runs[0]
+    assert r["framework"] == "llama-server"
+    assert figures(r) == (5093.47, 1360, 267.01, 319.58, 10, 31.29, 5413.05)
+    assert r["extra"] == {"slot_id": 0, "task_id": 124, "total_tokens": 1370}
+
+
+def test_pid_and_timestamp_prefixed_block_keeps_the_last_progress_line():
+    runs = parse("llama-server__pid-prefixed-timestamped-print_timing.log")
+    assert len(runs) == 1
+    r = runs[0]
+    assert figures(r) == (789.03, 27, 34.22, 16112.50, 192, 11.92, 16901.53)
+    assert r["extra"] == {"slot_id": 0, "task_id": 388, "progress": {"n_decoded": 172, "tg_tps": 12.00},
+                          "total_tokens": 219}
+
+
+def test_user_trimmed_bare_block_is_llama_server():
+    runs = parse("llama-server__2025-timing-block-user-trimmed.log")
+    assert [r["framework"] for r in runs] == ["llama-server"]
+    assert figures(runs[0]) == (8734.21, 971, 111.17, 1075.76, 19, 17.66, 9809.97)
+    assert runs[0]["extra"] == {"total_tokens": 990}
+
+
+def test_2024_json_log_uses_the_structured_fields():
+    runs = parse("llama-server__2024-json-log-print_timings.log")
+    assert len(runs) == 1
+    assert figures(runs[0]) == (2684.386, 27, 10.058166001461787, 3559.272, 25, 7.023908259891348, 6243.657999999999)
+    assert runs[0]["extra"] == {"slot_id": 0, "task_id": 19}
+
+
+def test_progress_only_log_reports_no_final_figures():
+    runs = parse("llama-server__2026-rocm-tg-progress-n_gen-tg_3s.log")
+    assert len(runs) == 1
+    r = runs[0]
+    assert figures(r) == (None,) * 7
+    assert r["extra"] == {"slot_id": 0, "task_id": 0, "progress": {"n_gen": 3433, "tg_tps": 36.97, "tg_3s_tps": 32.88}}
+
+
+def test_startup_only_log_is_detected_with_no_figures():
+    runs = parse("llama-server__2026-startup-model-loaded-listening-timestamped.log")
+    assert len(runs) == 1
+    assert runs[0]["framework"] == "llama-server"
+    assert figures(runs[0]) == (None,) * 7 and runs[0]["extra"] == {} and runs[0]["warnings"] == []
+
+
+def test_completion_stream_body_final_event_timings():
+    runs = parse("server-stream.txt")
+    assert len(runs) == 1
+    r = runs[0]
+    assert r["framework"] == "llama-server"
+    assert figures(r) == (129.424, 21, 162.25738657436023, 71.887, 46, 625.9824446701073, None)
+    assert r["extra"] == {"cache_tokens": 0, "prompt_per_token_ms": 6.163047619047619,
+                          "predicted_per_token_ms": 1.597488888888889}
+
+
+def test_openai_stream_body_last_event_with_usage():
+    runs = parse("server-openai-stream.txt")
+    assert len(runs) == 1
+    assert figures(runs[0]) == (1.684, 1, 593.8242280285036, 47.924, 32, 646.857524413655, None)
+    assert runs[0]["extra"] == {"cache_tokens": 20, "prompt_per_token_ms": 1.684,
+                                "predicted_per_token_ms": 1.5459354838709678}
+
+
+def test_from_server_timings_maps_the_object():
+    with open(LOGS / "server-openai-stream.txt", encoding="utf-8") as fh:
+        event = next(json.loads(line[len("data: "):]) for line in fh if '"timings"' in line)
+    r = from_server_timings(event["timings"])
+    assert r["framework"] == "llama-server"
+    assert figures(r) == (1.684, 1, 593.8242280285036, 47.924, 32, 646.857524413655, None)
+    assert r["extra"]["cache_tokens"] == 20
+    assert r["load_ms"] is None and r["warnings"] == []
+
+
+def test_from_server_timings_drops_non_finite_and_missing_values():
+    r = from_server_timings({"prompt_n": 0, "prompt_ms": 0.0, "prompt_per_second": float("nan"), "predicted_n": 3})
+    assert (r["prompt_tokens"], r["prompt_eval_ms"], r["prompt_tps"], r["eval_tokens"], r["eval_ms"]) == \
+        (0, 0.0, None, 3, None)

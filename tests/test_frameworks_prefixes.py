@@ -1,0 +1,177 @@
+"""strip_prefix and Go/Rust durations, on lines copied from the real logs in tests/fixtures/logs."""
+import calendar
+from pathlib import Path
+
+import pytest
+
+from wrapper.frameworks import PrefixTime, strip_prefix
+from wrapper.frameworks.durations import go_duration_ms, seconds_to_ms
+from wrapper.frameworks.units import integer, number, size_mib
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+
+
+def line_of(name: str, marker: str) -> str:
+    """The first line of a fixture log that contains ``marker``, as printed (newline kept)."""
+    with open(LOGS / name, encoding="utf-8") as fh:
+        return next(line for line in fh if marker in line)
+
+
+def epoch(y, mo, d, h, mi, s):
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
+
+
+def test_llama_cpp_log_timestamp_is_relative_minutes_seconds_ms_us():
+    rest, t = strip_prefix(line_of(
+        "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log", "build:"))
+    assert rest == "build: 4662 (7ee953a64) with cc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0 for x86_64-linux-gnu"
+    assert t == PrefixTime("relative", 0.000197)
+
+
+def test_llama_cpp_timestamp_past_one_minute():
+    rest, t = strip_prefix(line_of(
+        "llama-server__2026-rocm-tg-progress-n_gen-tg_3s.log", "3144"))
+    assert rest.startswith("slot print_timing: id  0 | task 0 | n_gen =   3144")
+    assert t == PrefixTime("relative", 120.091109)
+
+
+def test_llama_cpp_timestamp_with_empty_message():
+    rest, t = strip_prefix(line_of(
+        "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log", "0.00.849.107"))
+    assert (rest, t) == ("", PrefixTime("relative", 0.849107))
+
+
+def test_pid_then_llama_timestamp():
+    rest, t = strip_prefix(line_of(
+        "llama-server__pid-prefixed-timestamped-print_timing.log", "1.37.495.377"))
+    assert rest == "slot print_timing: id  0 | task 388 | "
+    assert t == PrefixTime("relative", 97.495377)
+
+
+def test_pid_alone_has_no_time():
+    rest, t = strip_prefix(line_of(
+        "llama-server__pid-prefixed-timestamped-print_timing.log", "prompt eval time"))
+    assert rest == "prompt eval time =     789.03 ms /    27 tokens (   29.22 ms per token,    34.22 tokens per second)"
+    assert t is None
+
+
+def test_docker_compose_then_iso_utc():
+    rest, t = strip_prefix(line_of(
+        "tgi__2025-04-docker-startup-download-shard-ready-in.log", "Shard ready"))
+    assert rest == "INFO shard-manager: text_generation_launcher: Shard ready in 18.016616627s rank=0"
+    assert t.kind == "epoch"
+    assert t.t_s == pytest.approx(epoch(2025, 4, 16, 17, 59, 9) + 0.569182, abs=1e-6)
+
+
+def test_journald_has_no_year_so_the_go_log_time_is_used():
+    rest, t = strip_prefix(line_of(
+        "ollama__server-2023-journald-runner-started-llama_print_timings.log", "runner started"))
+    assert rest == "llama.go:492: llama runner started in 9.200880 seconds"
+    assert t == PrefixTime("naive", epoch(2023, 12, 3, 14, 58, 42))
+
+
+def test_journald_alone():
+    rest, t = strip_prefix(line_of(
+        "ollama__server-2023-journald-runner-started-llama_print_timings.log", "load time"))
+    assert rest == "llama_print_timings:        load time =    8317.76 ms"
+    assert t is None
+
+
+def test_ollama_slog_time_with_offset():
+    rest, t = strip_prefix(line_of(
+        "ollama__server-2024-12-offload-to-cuda-starting-llama-server.log", "loaded runners"))
+    assert rest == 'level=INFO source=sched.go:449 msg="loaded runners" count=1'
+    assert t == PrefixTime("epoch", epoch(2024, 12, 14, 16, 34, 58) + 0.907)
+
+
+def test_vllm_process_tags_stack():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "Model loading took"))
+    assert rest == "INFO 08-17 22:48:22 [gpu_model_runner.py:2005] Model loading took 11.0802 GiB and 3.106979 seconds"
+    assert t is None
+
+
+def test_vllm_v0_indented_worker_tag():
+    rest, _ = strip_prefix(line_of(
+        "vllm__v0-2024-07-loading-model-weights-took-GB-gpu-blocks-cuda-graphs.log", "pid=6923"))
+    assert rest == "INFO 07-17 23:41:16 model_runner.py:559] Loading model weights took 6.1138 GB"
+
+
+def test_sglang_bracketed_naive_time_with_rank():
+    rest, t = strip_prefix(line_of(
+        "sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log", "#token: 137"))
+    assert rest.startswith("Decode batch. #running-req: 1, #token: 137")
+    assert t == PrefixTime("naive", epoch(2025, 9, 3, 18, 33, 19))
+
+
+def test_python_logging_comma_milliseconds():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log", "Model loaded in"))
+    assert rest == "INFO Model loaded in 22.4s"
+    assert t == PrefixTime("naive", epoch(2026, 5, 26, 21, 34, 15) + 0.233)
+
+
+def test_go_nanosecond_fraction():
+    rest, t = strip_prefix('time=2025-08-24T08:26:00.310123456Z level=INFO msg="x"')
+    assert rest == 'level=INFO msg="x"'
+    assert t == PrefixTime("epoch", epoch(2025, 8, 24, 8, 26, 0) + 0.310123456)
+
+
+def test_moreutils_ts_formats():
+    assert strip_prefix("1795999052.885986 hello") == ("hello", PrefixTime("epoch", 1795999052.885986))
+    assert strip_prefix("00:01:05.5 hello") == ("hello", PrefixTime("relative", 65.5))
+    assert strip_prefix("Nov 30 00:42:01 hello") == ("hello", None)
+
+
+@pytest.mark.parametrize("line", [
+    "I believe the meaning of life is to laugh",
+    "| model                          |       size |",
+    "llama_perf_context_print:        load time =     574.28 ms",
+    "slot print_timing: id  0 | task 124 | ",
+    "[GIN] 2025/08/24 - 08:26:19 | 200 |   40.5837591s |",
+    "Trial 1:  prompt_tps=2902.212, generation_tps=205.325, peak_memory=3.285",
+    "",
+])
+def test_lines_without_prefix_come_back_unchanged(line):
+    assert strip_prefix(line + "\n") == (line, None)
+
+
+@pytest.mark.parametrize("text,ms", [
+    ("891.933\u00b5s", 0.891933),
+    ("452.875\u00b5s", 0.452875),
+    ("2m27.98s", 147980.0),
+    ("1h2m3s", 3723000.0),
+    ("5.088275983s", 5088.275983),
+    ("1.365523ms", 1.365523),
+    ("847ms", 847.0),
+    ("2.185s", 2185.0),
+    ("40.5837591s", 40583.7591),
+    ("18.016616627s", 18016.616627),
+    ("100ns", 0.0001),
+    ("0s", 0.0),
+    ("0", 0.0),
+])
+def test_go_durations(text, ms):
+    assert go_duration_ms(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "5", "1.5 s", "s", "1x", "nan", "1m2"])
+def test_not_go_durations(text):
+    assert go_duration_ms(text) is None
+
+
+def test_seconds_and_sizes_convert_exactly():
+    assert seconds_to_ms("3.106979") == 3106.979
+    assert seconds_to_ms("9.200880") == 9200.88
+    assert seconds_to_ms("x") is None
+    assert size_mib("11.9 GiB") == 12185.6
+    assert size_mib("680.0 MiB") == 680.0
+    assert size_mib("0 B") == 0.0
+    assert size_mib("a lot") is None
+
+
+def test_numbers_nan_inf_and_separators():
+    assert number("nan") is None and number("-inf") is None and number("inf") is None
+    assert number("27456.03") == 27456.03
+    assert integer("396,928") == 396928
+    assert integer("3.5") is None

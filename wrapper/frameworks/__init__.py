@@ -1,0 +1,255 @@
+"""Reported figures: what an inference framework printed about its own run, as JSON-ready dicts.
+
+    parse_lines(lines, framework=None) -> list[dict]     # a whole log at once
+    new_parser(framework=None) -> StreamParser           # .feed_line(line) as lines arrive, .results() at the end
+    strip_prefix(line) -> (rest, PrefixTime | None)      # see prefixes.py
+    from_server_timings(obj) -> dict                     # llama-server's ``timings`` object
+
+The dict's keys are documented in report.py; each family module documents what it fills. Families are tried in
+the order of ``FAMILIES``; with ``framework=None`` the log is attributed to the first family that recognised
+any of its lines (wrappers such as ollama come before the llama.cpp they embed), or ``unknown``. A family that
+has shown nothing within DETECTION_WINDOW_LINES routed lines after a later one was recognised is given up, so a
+wrapper's marker appearing only deep into a long log is not seen: pass ``framework=`` when it is known.
+
+Speed: a line is looked at only if it contains one of the active families' key substrings (one trie-shaped
+regex search per line); prefixes are stripped only for those lines. Parsing costs nothing per line beyond that
+search until a key shows up, so long stretches of generated text or progress output are cheap.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Protocol, runtime_checkable
+
+from . import (llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm, tgi, transformers,
+               vllm, warn_rules)
+from .base import FamilyParser
+from .llama_server import from_server_timings
+from .prefixes import PrefixTime, strip_prefix, strip_text
+from .report import REPORT_KEYS
+
+__all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
+           "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One log family: its label, its parser class, and other names users may pass as ``framework``."""
+
+    name: str
+    parser: Callable[[], FamilyParser]
+    aliases: tuple[str, ...] = ()
+
+
+# Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
+FAMILIES = (
+    Family("ollama", ollama.Parser),
+    Family("llama-server", llama_server.Parser, ("llama_server", "server")),
+    Family("llama-bench", llama_bench.Parser, ("llama_bench",)),
+    Family("llama.cpp", llama_cpp.Parser,
+           ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
+    Family("vllm", vllm.Parser, ("vLLM",)),
+    Family("sglang", sglang.Parser, ("SGLang",)),
+    Family("tgi", tgi.Parser, ("text-generation-inference",)),
+    Family("tensorrt-llm", tensorrt_llm.Parser, ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
+    Family("mlx_lm", mlx_lm.Parser, ("mlx-lm", "mlx")),
+    Family("transformers", transformers.Parser, ("hf", "accelerate")),
+)
+FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)
+_BY_NAME = {name.lower(): f for f in FAMILIES for name in (f.name,) + f.aliases}
+
+
+@runtime_checkable
+class ReportedParser(Protocol):
+    """Anything fed a log line by line that can say, at any time, what the log reported so far."""
+
+    def feed_line(self, line: str) -> None: ...
+
+    def results(self) -> list[dict]: ...
+
+
+class _Unknown(FamilyParser):
+    """Holds the warnings of a log no family recognised."""
+
+    NAME = UNKNOWN
+
+
+def _family(framework: str) -> Family | None:
+    if framework.lower() == UNKNOWN:
+        return None
+    family = _BY_NAME.get(framework.lower())
+    if family is None:
+        raise ValueError(f"framework {framework!r} is not known; use one of {', '.join(FRAMEWORKS)} "
+                         f"or None to detect it from the log")
+    return family
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, shaped as a trie (shared prefixes factored out): several times faster
+    to search than a flat alternation of the same words."""
+    root: dict = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:
+            return "(?:" + body + ")?" if len(branches) == 1 else body + "?"
+        return body
+
+    return emit(root)
+
+
+_WARN = object()  # routing target of the warn_rules keys
+# Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
+# lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
+DETECTION_WINDOW_LINES = 10_000
+
+
+class StreamParser:
+    """Incremental parser: ``feed_line`` each line as it arrives (any stream, prefixes included), ``results``
+    whenever needed (it does not consume state). Satisfies ``ReportedParser``.
+
+    Routing: one trie-shaped regex search rejects lines that contain no key of any active family (most lines of
+    a long log); the others go to each family whose own trie search finds one of its keys (from the position of
+    the first key, since no key starts earlier). Evidence-only keys are routed while their family is undetected,
+    and families after the first detected one are dropped (they cannot be chosen any more). Undetected families
+    before it are dropped too once DETECTION_WINDOW_LINES more lines were routed without their showing evidence.
+    """
+
+    def __init__(self, framework: str | None = None):
+        if framework is None:
+            families = FAMILIES
+        else:
+            family = _family(framework)
+            families = () if family is None else (family,)
+        self._fixed = framework is not None
+        self._parsers: list[FamilyParser] = [f.parser() for f in families]
+        self._unknown = _Unknown()
+        self._all = self._parsers + [self._unknown]
+        self._greedy: list[FamilyParser] = []
+        self._window_left: int | None = None  # routed lines left before undetected families are dropped
+        self._build_routes()
+
+    def _build_routes(self) -> None:
+        """(Re)build the gate and the key -> parsers map; evidence keys only for families still undetected."""
+        owners: list[tuple[str, object]] = []
+        self._detecting: list[FamilyParser] = []
+        for p in self._parsers:
+            keys = p.KEYS
+            if not self._fixed and p.evidence == 0 and p.EVIDENCE_KEYS:
+                keys = keys + p.EVIDENCE_KEYS
+                self._detecting.append(p)
+            owners += [(k, p) for k in keys]
+        owners += [(k, _WARN) for k in warn_rules.KEYS]
+        self._gate_search = re.compile(_trie_pattern({k for k, _ in owners})).search
+        self._targets = []
+        for target in self._parsers + [_WARN]:
+            own = {k for k, t in owners if t is target}
+            if own:
+                self._targets.append((target, re.compile(_trie_pattern(own)).search))
+
+    def _detected(self) -> None:
+        """A family recognised its first line: families after the first detected one in table order can no
+        longer be chosen, so they stop being fed; its evidence keys stop being routed."""
+        for i, p in enumerate(self._parsers):
+            if p.evidence:
+                del self._parsers[i + 1:]
+                self._window_left = DETECTION_WINDOW_LINES if i else None
+                break
+        self._regroup()
+
+    def _close_window(self) -> None:
+        """The detection window is over: only families that showed evidence stay."""
+        self._parsers[:] = [p for p in self._parsers if p.evidence]
+        self._window_left = None
+        self._regroup()
+
+    def _regroup(self) -> None:
+        self._all = self._parsers + [self._unknown]
+        self._greedy[:] = [p for p in self._greedy if p in self._parsers]
+        self._build_routes()
+
+    def feed_line(self, line: str) -> None:
+        """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split."""
+        m = self._gate_search(line)
+        if m is None and not self._greedy:
+            return  # the common case, kept to one regex search
+        body = line.rstrip("\r\n")
+        if "\r" in body:
+            for part in body.split("\r"):
+                if part:
+                    self._feed(part, self._gate_search(part))
+        else:
+            self._feed(line, m)
+
+    def _feed(self, line: str, m: re.Match | None) -> None:
+        greedy = self._greedy
+        if m is None and not greedy:
+            return
+        targets: list = list(greedy)
+        if m is not None:
+            start = m.start()
+            for target, has_key in self._targets:
+                if target not in targets and has_key(line, start):
+                    targets.append(target)
+        text = strip_text(line)
+        raw = line.rstrip("\r\n")
+        warn = detected = False
+        for target in targets:
+            if target is _WARN:
+                warn = True
+                continue
+            target.feed(text, raw)
+            if target.greedy:
+                if target not in greedy:
+                    greedy.append(target)
+            elif target in greedy:
+                greedy.remove(target)
+            if target.evidence and target in self._detecting:
+                detected = True
+        if detected:
+            self._detected()
+        elif self._window_left is not None:
+            self._window_left -= 1
+            if self._window_left <= 0:
+                self._close_window()
+        if warn:
+            kind = warn_rules.classify(text)
+            if kind is not None:
+                for p in self._all:
+                    p.warn(kind, raw)
+
+    def results(self) -> list[dict]:
+        """One dict per run/request found, in order; never empty (see report.py for the keys)."""
+        if self._fixed:
+            return (self._parsers[0] if self._parsers else self._unknown).results()
+        for p in self._parsers:
+            if p.evidence:
+                return p.results()
+        return self._unknown.results()
+
+
+def new_parser(framework: str | None = None) -> StreamParser:
+    """An incremental parser; ``framework=None`` detects the family from the content (see FAMILIES)."""
+    return StreamParser(framework)
+
+
+def parse_lines(lines: Iterable[str], framework: str | None = None) -> list[dict]:
+    """Reported figures, one dict per run/request found, in order, from log lines as printed (prefixes are
+    stripped here). ``framework=None``: detect from the content; a log nothing recognises gives one dict with
+    framework ``unknown``, no figures, and whatever warnings its lines state."""
+    if isinstance(lines, str):  # a whole text rather than its lines
+        lines = lines.splitlines(keepends=True)
+    parser = StreamParser(framework)
+    for line in lines:
+        parser.feed_line(line)
+    return parser.results()

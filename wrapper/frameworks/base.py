@@ -1,0 +1,52 @@
+"""What every family parser shares: a ``Runs`` to fill, a detection count, and the feed/results duck interface."""
+from __future__ import annotations
+
+import re
+
+from .report import Runs
+
+# tqdm's elapsed field of a finished bar: "100%|██████████| 120/120 [00:05<00:00, 20.71it/s]"
+_BAR_DONE = re.compile(r"100%.*?\[(?:(\d+):)?(\d+):(\d\d)<")
+
+
+class FamilyParser:
+    """Base of the per-family parsers.
+
+    ``KEYS``: substrings; a line reaches ``feed`` only if it contains one (checked on the raw line).
+    ``EVIDENCE_KEYS``: substrings of lines that only show whose log this is; they are routed only while the
+    family is being detected (``framework=None`` and ``evidence`` still 0), which keeps the bulk of startup
+    chatter away from the parsers.
+    ``evidence``: how many lines looked like this family's own output (detection picks the first family in
+    the table with any). ``greedy``: while True, every line is fed regardless of ``KEYS`` (inside a CSV table
+    or a multi-line JSON object).
+    """
+
+    NAME = "unknown"
+    KEYS: tuple[str, ...] = ()
+    EVIDENCE_KEYS: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.runs = Runs(self.NAME, self.finalize)
+        self.evidence = 0
+        self.greedy = False
+
+    def feed(self, text: str, line: str) -> None:
+        """``text``: the line without prefixes; ``line``: as printed (for warnings)."""
+
+    def finalize(self, report: dict, notes: dict) -> None:
+        """Last look at a finished run (derived warnings); default: nothing."""
+
+    def warn(self, kind: str, line: str) -> None:
+        self.runs.warn(kind, line)
+
+    def results(self) -> list[dict]:
+        return self.runs.results()
+
+
+def bar_elapsed_ms(text: str) -> int | None:
+    """Elapsed time of a finished tqdm bar in ms (whole seconds as printed), else ``None``."""
+    m = _BAR_DONE.search(text)
+    if m is None:
+        return None
+    hours, minutes, seconds = m.groups()
+    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000

@@ -1,0 +1,167 @@
+"""llama-bench results, one dict per result row, in markdown (default), CSV, JSON and JSONL (``-o``).
+
+Columns are found by header name, so extra columns (``nkvo``, ``n_batch``, ``threads``, ``fa``) are harmless.
+A ``pp N`` test fills ``prompt_tokens``/``prompt_tps``, a ``tg N`` test ``eval_tokens``/``eval_tps``; a combined
+``ppN+tgM`` test fills both token counts and keeps its one rate as ``extra["pg_tps"]``. CSV/JSON print the mean
+time per repetition (``avg_ns``): it becomes ``prompt_eval_ms``/``eval_ms`` (``total_ms`` for combined tests).
+``extra``: ``test`` (``pp512``, ``tg128``, ``pp512+tg128``), ``tps_stddev``, ``depth_tokens`` (``@ d512``), the
+other markdown cells by header name as printed, or for CSV/JSON ``model``, ``backend``, ``ngl``, ``gpu_info``,
+``test_time``, ``tensor_buft_overrides``, ``stddev_ms``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``.
+The version comes from the ``build: <commit> (<number>)`` line (markdown) or ``build_commit``/``build_number``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+from . import llama_cpp
+from .base import FamilyParser
+from .durations import scaled
+from .units import integer, number
+
+NAME = "llama-bench"
+
+_TEST = re.compile(r"(pp|tg) ?(\d+)(?:\+tg ?(\d+))?(?: @ d(\d+))?")
+_TPS = re.compile(r"([\d.]+)\s*\u00b1\s*([\d.]+)")
+
+
+def _cells(text: str) -> list[str]:
+    return [c.strip() for c in text.strip().strip("|").split("|")]
+
+
+class Parser(FamilyParser):
+    NAME = NAME
+    KEYS = ("| model", "\u00b1", "build_commit", "build")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._md_columns: list[str] | None = None
+        self._csv_columns: list[str] | None = None
+        self._json_lines: list[str] | None = None
+
+    def feed(self, text: str, line: str) -> None:
+        if self._csv_columns is not None:
+            if text.startswith('"'):
+                self._fields_row(dict(zip(self._csv_columns, next(csv.reader([text])))))
+                return
+            self._csv_columns = None
+            self.greedy = False
+        if self._json_lines is not None:
+            self._json_object_line(text)
+            return
+        stripped = text.strip()
+        if stripped.startswith("|"):
+            self._markdown(stripped)
+        elif "build_commit" in text:
+            self._build_commit_line(stripped)
+        else:
+            version = llama_cpp.version_of(stripped)
+            if version is not None:
+                self.runs.version = version
+
+    # -- markdown --------------------------------------------------------------------------------------------
+    def _markdown(self, text: str) -> None:
+        cells = _cells(text)
+        if "t/s" in cells and "test" in cells:
+            self._md_columns = cells
+            self.evidence += 1
+            return
+        if self._md_columns is None or len(cells) != len(self._md_columns) or "\u00b1" not in text:
+            return
+        row = dict(zip(self._md_columns, cells))
+        tps = _TPS.fullmatch(row.get("t/s", ""))
+        test = _TEST.fullmatch(row.get("test", ""))
+        if tps is None or test is None:
+            return
+        extra = {k: v for k, v in row.items() if k not in ("t/s", "test", "n_cpu_moe")}
+        self._row(test_kind=test[1], first_n=int(test[2]), gen_n=integer(test[3]), depth=integer(test[4]),
+                  avg_tps=number(tps[1]), stddev_tps=number(tps[2]), avg_ms=None, stddev_ms=None,
+                  n_cpu_moe=integer(row.get("n_cpu_moe")), extra=extra)
+
+    # -- CSV / JSON / JSONL ----------------------------------------------------------------------------------
+    def _build_commit_line(self, text: str) -> None:
+        if text.startswith("{") and text.endswith("}"):
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                return
+            if isinstance(obj, dict):
+                self._fields_row(obj)
+        elif text.startswith("build_commit,"):
+            self._csv_columns = next(csv.reader([text]))
+            self.greedy = True
+            self.evidence += 1
+        elif text.startswith('"build_commit"'):
+            self._json_lines = ["{", text]
+            self.greedy = True
+
+    def _json_object_line(self, text: str) -> None:
+        stripped = text.strip()
+        if stripped in ("}", "},"):
+            body = "\n".join(self._json_lines) + "\n}"
+            self._json_lines = None
+            self.greedy = False
+            try:
+                obj = json.loads(body)
+            except ValueError:
+                return
+            self._fields_row(obj)
+        else:
+            self._json_lines.append(stripped)
+
+    def _fields_row(self, row: dict) -> None:
+        def field(name):
+            value = row.get(name)
+            return None if value is None else str(value)
+
+        n_prompt, n_gen = integer(field("n_prompt")) or 0, integer(field("n_gen")) or 0
+        if n_prompt == 0 and n_gen == 0:
+            return
+        commit, build = field("build_commit"), field("build_number")
+        if commit is not None:
+            self.runs.version = f"{commit} ({build})" if build is not None else commit
+        extra = {"model": field("model_type"), "backend": field("backends"), "ngl": field("n_gpu_layers"),
+                 "gpu_info": field("gpu_info"), "test_time": field("test_time"),
+                 "tensor_buft_overrides": field("tensor_buft_overrides")}
+        extra = {k: v for k, v in extra.items() if v is not None}
+        depth = integer(field("n_depth"))
+        if n_prompt and n_gen:
+            kind, first_n, gen_n = "pp", n_prompt, n_gen
+        elif n_prompt:
+            kind, first_n, gen_n = "pp", n_prompt, None
+        else:
+            kind, first_n, gen_n = "tg", n_gen, None
+        self._row(test_kind=kind, first_n=first_n, gen_n=gen_n, depth=depth or None,
+                  avg_tps=number(field("avg_ts")), stddev_tps=number(field("stddev_ts")),
+                  avg_ms=scaled(field("avg_ns") or "x", "0.000001"),
+                  stddev_ms=scaled(field("stddev_ns") or "x", "0.000001"),
+                  n_cpu_moe=integer(field("n_cpu_moe")), extra=extra)
+
+    # -- one result ------------------------------------------------------------------------------------------
+    def _row(self, *, test_kind, first_n, gen_n, depth, avg_tps, stddev_tps, avg_ms, stddev_ms, n_cpu_moe, extra):
+        self.evidence += 1
+        runs = self.runs
+        runs.close()
+        report = runs.current
+        if test_kind == "pp" and gen_n:
+            test = f"pp{first_n}+tg{gen_n}"
+            report["prompt_tokens"], report["eval_tokens"], report["total_ms"] = first_n, gen_n, avg_ms
+            extra["pg_tps"] = avg_tps
+        elif test_kind == "pp":
+            test = f"pp{first_n}"
+            report["prompt_tokens"], report["prompt_tps"], report["prompt_eval_ms"] = first_n, avg_tps, avg_ms
+        else:
+            test = f"tg{first_n}"
+            report["eval_tokens"], report["eval_tps"], report["eval_ms"] = first_n, avg_tps, avg_ms
+        extra["test"] = test
+        extra["tps_stddev"] = stddev_tps
+        if stddev_ms is not None:
+            extra["stddev_ms"] = stddev_ms
+        if depth:
+            extra["depth_tokens"] = depth
+        if n_cpu_moe:
+            report["moe_experts_cpu"] = dict.fromkeys(llama_cpp.MOE_KEYS)
+            report["moe_experts_cpu"]["n_cpu_moe"] = n_cpu_moe
+        report["extra"].update(extra)
+        runs.close()

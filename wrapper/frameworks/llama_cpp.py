@@ -1,0 +1,281 @@
+"""llama.cpp command-line tools (llama-cli, llama-completion, main, …) and the load lines every llama.cpp-based
+program prints (llama-server, ollama's runners, ik_llama.cpp).
+
+Timing blocks, three generations, one dict per block::
+
+    llama_print_timings:        load time =    3222.35 ms                                   (2023 - mid 2024)
+    llama_perf_sampler_print:    sampling time = …  /  llama_perf_context_print: … eval time = …   (late 2024 -)
+    common_perf_print: … unaccounted time = 3.07 ms / 0.6 % …  graphs reused = 125          (2026 -)
+
+Load lines: ``offloaded 33/33 layers to GPU`` -> ``gpu_layers``; ``CUDA0 model buffer size = 1454.83 MiB``,
+``CUDA0 KV buffer size``, ``compute buffer size`` (and 2024's kind-less ``CUDA0 buffer size``, a model buffer)
+-> ``buffers`` (several buffers of one device and kind add up; recurrent-state ``RS`` buffers count as KV);
+2023's ``VRAM used: 0.00 MB``, ``mem required``, ``compute buffer total size``, and ``KV self size`` / 2026's
+``llama_kv_cache: size = 2.00 MiB`` -> ``extra`` (``*_mib``: llama.cpp printed MiB labelled "MB" in 2023);
+``output buffer size`` -> ``extra["output_buffers_mib"]``. A new ``llama_model_loader: loaded meta data`` line
+starts a new load: see ``_new_load`` for llama.cpp's 2026 memory-fit probe, which loads every model twice.
+
+``moe_experts_cpu`` (None unless the log says something about expert tensors) is a dict:
+  * ``exps_tensors_cpu``: expert tensors (``*_exps*``) whose buffer type the log says was overridden to a CPU
+    type (``-ot exps=CPU`` and ``--n-cpu-moe`` print one such line per tensor);
+  * ``exps_tensors_other``: ``{buffer type: count}`` for expert tensors overridden elsewhere (``CUDA13``);
+  * ``cpu_model_mib``: CPU-side model buffers (``CPU``, ``CPU_Mapped``, ``*_Host``) summed, set only when the
+    log says every layer is offloaded and yet those buffers outweigh the device ones: tensors were overridden to
+    the CPU without the override lines in view (in practice MoE experts);
+  * ``n_cpu_moe``: llama-bench's ``n_cpu_moe`` field.
+All four keys are present; the two counts are set together once any expert override line was seen.
+"""
+from __future__ import annotations
+
+import re
+
+from .base import FamilyParser
+from .report import Runs
+from .units import integer, number
+
+NAME = "llama.cpp"
+
+# Routing keys (see base.FamilyParser): every line a rule below reads contains one of these.
+PERF_KEYS = ("time =", "graphs reused")
+# Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
+EVIDENCE_PREFIXES = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",
+                     "llama_context:", "llama_new_context_with_model:", "llama_init_from_model:", "llama_kv_cache",
+                     "ggml_cuda_init:", "ggml_backend_", "ggml_metal_", "common_init", "llama_print_timings:",
+                     "llama_perf_", "common_perf_print:")
+LOAD_KEYS = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
+             "mem required", "overrid", "loaded meta data", ": size =")
+
+# printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
+TIMING = {
+    "load time": ("load_ms", None, None),
+    "sample time": ("sampling_ms", "x:sampling_runs", None),
+    "sampling time": ("sampling_ms", "x:sampling_runs", None),
+    "samplers time": ("x:samplers_ms", "x:samplers_tokens", None),
+    "prompt eval time": ("prompt_eval_ms", "prompt_tokens", "prompt_tps"),
+    "eval time": ("eval_ms", "eval_tokens", "eval_tps"),
+    "generation eval time": ("eval_ms", "eval_tokens", "eval_tps"),
+    "total time": ("total_ms", "x:total_tokens", None),
+    "unaccounted time": ("x:unaccounted_ms", "x:unaccounted_pct", None),
+    "graphs reused": ("x:graphs_reused", None, None),
+}
+_VALUE = re.compile(
+    r"(?P<v>[-+]?(?:\d+(?:\.\d*)?|nan|inf))\s*(?:ms)?"
+    r"(?:\s*/\s*(?P<n>[\d.]+)\s*(?P<nu>tokens|runs|%))?"
+    r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per token,\s*(?P<tps>\S+)\s*tokens per second\))?",
+    re.IGNORECASE)
+_PERF = re.compile(r"\s*(?P<fn>\w+):\s+(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
+_BUILD = re.compile(r"\bbuild(?: =|:) (\d+ \([0-9a-f]+\)|[0-9a-f]+ \(\d+\))")
+_VERSION = re.compile(r"version: (\S.*?)\s*$")
+_OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
+_BUFFER = re.compile(
+    r"(?:\w+:)?\s*(?P<dev>[A-Za-z][\w.-]*)\s+(?:(?P<kind>model|KV|RS|compute|output)\s+)?buffer size\s*=\s*"
+    r"(?P<v>[\d.]+)\s*MiB")
+_KV_SELF = re.compile(r"KV self size\s*=\s*([\d.]+)\s*Mi?B|^llama_kv_cache\w*: size\s*=\s*([\d.]+)\s*MiB",
+                      re.IGNORECASE)
+_VRAM_USED = re.compile(r"(?<!total )VRAM used:\s*([\d.]+)\s*Mi?B")
+_MEM_REQUIRED = re.compile(r"mem required\s*=\s*([\d.]+)\s*Mi?B")
+_COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*([\d.]+)\s*Mi?B")
+_OVERRIDE = re.compile(r"[Tt]ensor (\S+?)(?: \([^)]*\))? buffer type overrid\w* to (\S+)")
+
+MOE_KEYS = ("exps_tensors_cpu", "exps_tensors_other", "cpu_model_mib", "n_cpu_moe")
+_BUFFER_KIND = {None: "model_mib", "model": "model_mib", "KV": "kv_mib", "RS": "kv_mib", "compute": "compute_mib"}
+# (gate substring, regex, extra key); "size" gates the whole group
+_EXTRA_SIZES = (("self size", _KV_SELF, "kv_self_mib"), (": size =", _KV_SELF, "kv_self_mib"),
+                ("VRAM used", _VRAM_USED, "vram_used_mib"), ("mem required", _MEM_REQUIRED, "mem_required_mib"),
+                ("buffer total size", _COMPUTE_TOTAL, "compute_total_mib"))
+# extra keys that describe one model load, dropped with it
+_LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
+                "tensor_overrides")
+
+
+def is_host(device: str) -> bool:
+    """Buffer types that live in host memory: ``CPU``, ``CPU_Mapped``, ``CPU_REPACK``, ``CUDA_Host``, …"""
+    return device.startswith("CPU") or device.endswith("_Host")
+
+
+def _put(runs: Runs, key: str, value, check_repeat: bool) -> None:
+    """Set a report key, or an ``extra`` key when written ``x:name``."""
+    if key.startswith("x:"):
+        runs.put_extra(key[2:], value)
+    elif check_repeat:
+        runs.put(key, value)
+    else:
+        runs.set(key, value)
+
+
+def apply_timing(runs: Runs, name: str, rest: str, load_key: str = "load_ms") -> bool:
+    """Apply one ``<name> = <value> ms / <n> tokens (… ms per token, … tokens per second)`` line to ``runs``.
+
+    The block's first figure already being set in the open run starts a new run. ``load_key`` lets a wrapper
+    (ollama) file llama.cpp's own load time elsewhere than ``load_ms``. Returns False for a name not in TIMING.
+    """
+    spec = TIMING.get(name)
+    if spec is None:
+        return False
+    m = _VALUE.match(rest)
+    if m is None:
+        return False
+    primary, count_key, rate_key = spec
+    if primary == "load_ms":
+        primary = load_key
+    if primary == "x:graphs_reused":
+        _put(runs, primary, integer(m["v"]), False)
+        return True
+    _put(runs, primary, number(m["v"]), True)
+    if count_key is not None and m["n"] is not None:
+        count = number(m["n"]) if m["nu"] == "%" else integer(m["n"])
+        _put(runs, count_key, count, False)
+    if rate_key is not None and m["tps"] is not None:
+        _put(runs, rate_key, number(m["tps"]), False)
+    return True
+
+
+def feed_perf(text: str, runs: Runs, load_key: str = "load_ms") -> bool:
+    """A ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line; True if it was one."""
+    m = _PERF.match(text)
+    if m is None:
+        return False
+    fn = m["fn"]
+    if not (("perf" in fn and "print" in fn) or fn.endswith("print_timings")):
+        return False
+    return apply_timing(runs, m["name"], m["rest"], load_key)
+
+
+def _moe(report: dict) -> dict:
+    moe = report["moe_experts_cpu"]
+    if moe is None:
+        moe = report["moe_experts_cpu"] = dict.fromkeys(MOE_KEYS)
+    return moe
+
+
+def feed_load(text: str, line: str, runs: Runs) -> bool:
+    """Version, offload, buffer and tensor-override lines; True if the line was one of them."""
+    line = line.rstrip("\r\n")
+    if "buffer size" in text:
+        m = _BUFFER.match(text)
+        if m is not None:
+            _buffer(runs, m["dev"], m["kind"], float(m["v"]), line)
+            return True
+    if "offloaded" in text:
+        m = _OFFLOADED.search(text)
+        if m is not None:
+            offloaded, total = int(m[1]), int(m[2])
+            runs.startup()["gpu_layers"] = {"offloaded": offloaded, "total": total}
+            if offloaded < total:
+                runs.warn("offload_cpu", line)
+            return True
+    if "overrid" in text:
+        m = _OVERRIDE.search(text)
+        if m is not None:
+            _override(runs, m[1], m[2], line)
+            return True
+    version = version_of(text)
+    if version is not None:
+        runs.version = version
+        return True
+    if "loaded meta data" in text and text.startswith("llama_model_loader"):
+        _new_load(runs)
+        return True
+    if "size" in text or "VRAM" in text or "mem required" in text:
+        for gate, rx, key in _EXTRA_SIZES:
+            if gate in text:
+                m = rx.search(text)
+                if m is not None:
+                    runs.startup()["extra"][key] = float(m[1] or m[2])
+                    return True
+    return False
+
+
+def _new_load(runs: Runs) -> None:
+    """A model load begins. A run that already has figures is finished. Otherwise the load figures of an earlier
+    load in the same run are dropped: since 2026 llama.cpp first loads the model without weights to fit its
+    parameters to device memory (``common_params_fit``), then loads it for real, printing every load line twice."""
+    if runs.has_run_figures():
+        runs.close()
+        return
+    report = runs.current
+    for key in ("gpu_layers", "buffers", "moe_experts_cpu"):
+        report[key] = None
+    for key in _LOAD_EXTRAS:
+        report["extra"].pop(key, None)
+    runs.notes.pop("first_host_model_line", None)
+
+
+def _buffer(runs: Runs, dev: str, kind: str | None, mib: float, line: str) -> None:
+    report = runs.startup()
+    if kind == "output":
+        report["extra"].setdefault("output_buffers_mib", {})[dev] = mib
+        return
+    runs.add_buffer(dev, _BUFFER_KIND[kind], mib)
+    if kind is None or kind == "model":
+        if is_host(dev):
+            runs.notes.setdefault("first_host_model_line", line)
+    elif kind in ("KV", "RS") and (dev.endswith("_Host") or (dev.startswith("CPU") and _offloads(report))):
+        # KV cache in host memory although this build/run uses a GPU
+        runs.warn("offload_cpu", line)
+
+
+def _override(runs: Runs, tensor: str, buft: str, line: str) -> None:
+    report = runs.startup()
+    if "_exps" in tensor:
+        moe = _moe(report)
+        if moe["exps_tensors_cpu"] is None:
+            moe["exps_tensors_cpu"], moe["exps_tensors_other"] = 0, {}
+        if is_host(buft):
+            moe["exps_tensors_cpu"] += 1
+            runs.warn("offload_cpu", line, tag="exps-override-cpu")
+        else:
+            moe["exps_tensors_other"][buft] = moe["exps_tensors_other"].get(buft, 0) + 1
+        return
+    overrides = report["extra"].setdefault("tensor_overrides", {})
+    overrides[buft] = overrides.get(buft, 0) + 1
+    if is_host(buft):
+        runs.warn("offload_cpu", line, tag="override-cpu")
+
+
+def version_of(text: str) -> str | None:
+    """``build: 4662 (7ee953a64) with cc …`` -> ``"4662 (7ee953a64)"``; ``main: build = 3285 (a27152b6)``;
+    llama-bench's ``build: 32d9f7d9 (1786)``; ``version: 0.5.0-dev (build 1, commit 0c1e570)`` (``--version``)."""
+    if "build" in text:
+        m = _BUILD.search(text)
+        if m is not None:
+            return m[1]
+    if text.startswith("version: "):
+        return _VERSION.match(text)[1]
+    return None
+
+
+def _offloads(report: dict) -> bool:
+    layers = report["gpu_layers"]
+    return layers is not None and layers["offloaded"] > 0
+
+
+def finalize_load(report: dict, notes: dict) -> None:
+    """All layers "offloaded" yet CPU-side model buffers outweigh the device ones: say so (see module doc)."""
+    layers, buffers = report["gpu_layers"], report["buffers"]
+    if layers is None or buffers is None or layers["total"] == 0 or layers["offloaded"] < layers["total"]:
+        return
+    host = sum(b["model_mib"] or 0.0 for dev, b in buffers.items() if is_host(dev))
+    device = sum(b["model_mib"] or 0.0 for dev, b in buffers.items() if not is_host(dev))
+    if host <= device:
+        return
+    _moe(report)["cpu_model_mib"] = round(host, 6)
+    line = notes.get("first_host_model_line")
+    if line is not None and all(w["line"] != line for w in report["warnings"]):
+        report["warnings"].append({"kind": "offload_cpu", "line": line})
+
+
+class Parser(FamilyParser):
+    """llama.cpp CLI: perf blocks plus load lines."""
+
+    NAME = NAME
+    KEYS = PERF_KEYS + LOAD_KEYS
+    EVIDENCE_KEYS = EVIDENCE_PREFIXES
+
+    def feed(self, text: str, line: str) -> None:
+        if (feed_perf(text, self.runs) or feed_load(text, line, self.runs)
+                or text.lstrip().startswith(EVIDENCE_PREFIXES)):
+            self.evidence += 1
+
+    def finalize(self, report: dict, notes: dict) -> None:
+        finalize_load(report, notes)

@@ -1,0 +1,171 @@
+"""Line prefixes that loggers, supervisors and capture tools put before a framework's own text.
+
+``strip_prefix`` removes any stack of them (``tgi-1  | 2025-04-16T17:58:47.006993Z  INFO …``,
+``[42027] 1.37.495.377 I slot …``, ``Dec 03 14:58:42 host ollama[937]: 2023/12/03 14:58:42 llama.go:492: …``) and
+returns the rest with the time of the outermost prefix that carries a usable time.
+
+Recognised, outermost first as they usually stack:
+  * ANSI colour codes (vLLM colours its process prefix on a terminal)
+  * docker compose ``name-1  | ``
+  * journald/syslog short ``Dec 03 14:58:42 host ident[pid]: `` and moreutils ``ts`` default ``Dec 03 14:58:42 ``
+    (no year printed, so no time is returned)
+  * ISO 8601 ``2025-04-16T17:58:47.006993Z ``, ``time=2024-12-09T00:58:02.941+08:00 `` (ollama's slog),
+    ``2026-05-26 21:34:15,233 `` (Python logging), ``[2025-09-03 18:33:18 TP0] `` (SGLang), journald short-iso
+  * Go's log ``2023/12/03 14:58:42 ``
+  * moreutils ``ts '%.s'`` epoch ``1795999052.885986 `` and ``ts -s`` elapsed ``00:00:05 ``
+  * llama.cpp ``--log-timestamps`` ``0.00.052.757 I `` (minutes.seconds.milliseconds.microseconds, level letter)
+  * ``[pid] `` (llama-server under some launchers)
+  * vLLM process tags ``(EngineCore_0 pid=3933741) ``, ``(VllmWorker TP0 pid=…) ``, ``(APIServer pid=…) ``
+
+Framework log formats that carry meaning (vLLM's ``INFO 07-17 23:41:16 [file.py:N]``, glog ``I0410 …``,
+``[TensorRT-LLM][INFO]``) are left in place for the parsers.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+
+EPOCH = "epoch"
+NAIVE = "naive"
+RELATIVE = "relative"
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixTime:
+    """The time a prefix printed.
+
+    ``kind`` says how to read ``t_s``:
+      * ``"epoch"``: seconds since 1970-01-01 UTC; the prefix printed a zone (``Z``, ``+08:00``) or an epoch number.
+      * ``"naive"``: a wall-clock time printed without a zone, converted as if it were UTC; align it with a
+        known local offset before comparing it with epoch times.
+      * ``"relative"``: seconds since the program (or the capture tool) started: llama.cpp ``--log-timestamps``
+        and ``ts -s``.
+    """
+
+    kind: str
+    t_s: float
+
+
+_ANSI = r"(?P<ansi>\x1b\[[0-9;]*m)"
+_COMPOSE = r"(?P<compose>[A-Za-z0-9][\w.-]*\s+\|\ )"
+_SYSLOG = r"(?P<syslog>[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
+_ISO = (r"(?P<iso>(?:time=)?(?P<ib>\[)?(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T\ ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
+        r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +)")
+_GOLOG = (r"(?P<golog>(?P<gY>\d{4})/(?P<gM>\d\d)/(?P<gD>\d\d)\ (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"
+          r"(?:\.(?P<gf>\d+))?\ )")
+_LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?:\ [IWEDN](?=\ |$))?\ ?)"
+_EPOCH = r"(?P<epoch>(?P<es>\d{10})(?:\.(?P<ef>\d+))?\ )"
+_ELAPSED = r"(?P<elapsed>(?P<rh>\d\d):(?P<rm>\d\d):(?P<rs>\d\d)(?:\.(?P<rf>\d+))?\ )"
+_PID = r"(?P<pid>\[\d+\]\ )"
+_VLLM = r"(?P<vllm>\s*\([A-Za-z_]\w*(?:\ \w+)*\ pid=\d+\)\ ?)"
+
+# Which prefixes can start with which character: one small regex per class of first character instead of one
+# big alternation tried on every line (most lines start with a letter and can only be compose/syslog/time=).
+_DIGIT_RX = re.compile("|".join((_ISO, _GOLOG, _LLAMA, _EPOCH, _ELAPSED, _COMPOSE)))
+_LETTER_RX = re.compile("|".join((_SYSLOG, _ISO, _COMPOSE)))
+_BRACKET_RX = re.compile("|".join((_PID, _ISO)))
+_SPACE_RX = re.compile(_VLLM)
+_ANSI_RX = re.compile(_ANSI)
+_BY_FIRST: dict[str, re.Pattern] = {}
+for _c in "0123456789":
+    _BY_FIRST[_c] = _DIGIT_RX
+for _c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ":
+    _BY_FIRST[_c] = _LETTER_RX
+_BY_FIRST["["] = _BRACKET_RX
+for _c in " \t(":
+    _BY_FIRST[_c] = _SPACE_RX
+_BY_FIRST["\x1b"] = _ANSI_RX
+del _c
+
+_MAX_LAYERS = 8
+_day_cache: dict[tuple[str, str, str], int] = {}
+
+
+def _days_epoch_s(y: str, mo: str, d: str) -> int:
+    key = (y, mo, d)
+    v = _day_cache.get(key)
+    if v is None:
+        v = calendar.timegm((int(y), int(mo), int(d), 0, 0, 0, 0, 0, 0))
+        if len(_day_cache) < 4096:
+            _day_cache[key] = v
+    return v
+
+
+def _frac(digits: str | None) -> float:
+    return int(digits) / 10 ** len(digits) if digits else 0.0
+
+
+def _tz_offset_s(tz: str) -> int:
+    if tz == "Z":
+        return 0
+    sign = -1 if tz[0] == "-" else 1
+    digits = tz[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:4] or 0)
+    return sign * (hours * 3600 + minutes * 60)
+
+
+def _time_of(m: re.Match) -> PrefixTime | None:
+    kind = m.lastgroup
+    if kind == "llama":
+        t = int(m["lm"]) * 60 + int(m["ls"]) + int(m["lms"]) / 1e3 + int(m["lus"]) / 1e6
+        return PrefixTime(RELATIVE, round(t, 6))
+    if kind == "iso":
+        t = (_days_epoch_s(m["Y"], m["M"], m["D"]) + int(m["h"]) * 3600 + int(m["mi"]) * 60 + int(m["s"])
+             + _frac(m["f"]))
+        tz = m["tz"]
+        if tz is None:
+            return PrefixTime(NAIVE, round(t, 9))
+        return PrefixTime(EPOCH, round(t - _tz_offset_s(tz), 9))
+    if kind == "golog":
+        t = (_days_epoch_s(m["gY"], m["gM"], m["gD"]) + int(m["gh"]) * 3600 + int(m["gmi"]) * 60 + int(m["gs"])
+             + _frac(m["gf"]))
+        return PrefixTime(NAIVE, round(t, 9))
+    if kind == "epoch":
+        return PrefixTime(EPOCH, int(m["es"]) + _frac(m["ef"]))
+    if kind == "elapsed":
+        t = int(m["rh"]) * 3600 + int(m["rm"]) * 60 + int(m["rs"]) + _frac(m["rf"])
+        return PrefixTime(RELATIVE, round(t, 9))
+    return None
+
+
+def _layers(line: str) -> tuple[int, re.Match | None]:
+    """End of the prefix stack, and the outermost match that carries a time (or None)."""
+    pos = 0
+    timed = None
+    by_first = _BY_FIRST
+    for _ in range(_MAX_LAYERS):
+        if pos >= len(line):
+            break
+        rx = by_first.get(line[pos])
+        if rx is None:
+            break
+        m = rx.match(line, pos)
+        if m is None or m.end() == pos:
+            break
+        if timed is None and m.lastgroup in _TIMED:
+            timed = m
+        pos = m.end()
+    return pos, timed
+
+
+_TIMED = frozenset(("llama", "iso", "golog", "epoch", "elapsed"))
+
+
+def strip_prefix(line: str) -> tuple[str, PrefixTime | None]:
+    """Remove the stacked prefixes of one log line; return ``(rest, time)``.
+
+    A trailing newline is dropped. ``time`` is the first prefix (outermost) that printed a usable time, or
+    ``None`` when there was none (journald's short format prints no year, ``[pid]`` and process tags no time).
+    A line without any prefix comes back unchanged with ``None``.
+    """
+    line = line.rstrip("\r\n")
+    pos, timed = _layers(line)
+    return (line[pos:] if pos else line), (None if timed is None else _time_of(timed))
+
+
+def strip_text(line: str) -> str:
+    """``strip_prefix(line)[0]`` without working out the time (the parsers' hot path)."""
+    line = line.rstrip("\r\n")
+    pos, _ = _layers(line)
+    return line[pos:] if pos else line

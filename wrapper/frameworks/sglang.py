@@ -1,0 +1,66 @@
+"""SGLang server: startup memory, KV cache and CUDA graph figures, and a summary of the scheduler's batch lines.
+
+One dict for the server's life (SGLang prints no per-request timings). ``extra`` (units in the names):
+``weights_mem_gb`` and ``avail_mem_after_weights_gb`` (``Load weight end. … avail mem=28.91 GB, mem usage=15.09
+GB``), ``weights_progress_elapsed_ms`` (the finished ``Loading safetensors checkpoint shards`` bar, whole seconds),
+``kv_cache_tokens``, ``kv_k_gb``, ``kv_v_gb`` (``KV Cache is allocated. #tokens: …, K size: …, V size: …``),
+``cuda_graph_ms``/``cuda_graph_mem_gb`` (``Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB``),
+``prefill`` (``batches``, ``new_seqs``, ``new_tokens``, ``cached_tokens`` summed over ``Prefill batch.`` lines)
+and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen throughput``).
+``load_ms`` stays None: SGLang prints the begin and end of weight loading, not a duration.
+"""
+from __future__ import annotations
+
+import re
+
+from .base import FamilyParser, bar_elapsed_ms
+from .durations import seconds_to_ms
+
+NAME = "sglang"
+
+_WEIGHTS = re.compile(r"Load weight end\..*?avail mem=([\d.]+) GB, mem usage=([\d.]+) GB")
+_KV = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
+_GRAPH = re.compile(r"Capture cuda graph end\. Time elapsed: ([\d.]+) s\. mem usage=([\d.]+) GB")
+_PREFILL = re.compile(r"Prefill batch\. #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+)")
+_DECODE = re.compile(r"Decode batch\..*?gen throughput \(token/s\): ([\d.]+)")
+_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin")
+
+
+class Parser(FamilyParser):
+    NAME = NAME
+    KEYS = ("Load weight end", "KV Cache is allocated", "Capture cuda graph end", "Prefill batch", "Decode batch",
+            "checkpoint shards")
+    EVIDENCE_KEYS = _EVIDENCE
+
+    def feed(self, text: str, line: str) -> None:
+        extra = self.runs.current["extra"]
+        hit = True
+        if (m := _DECODE.search(text)) is not None:
+            gen_tps = float(m[1])
+            decode = extra.setdefault("decode", {"batches": 0, "last_gen_tps": None, "max_gen_tps": gen_tps})
+            decode["batches"] += 1
+            decode["last_gen_tps"] = gen_tps
+            decode["max_gen_tps"] = max(decode["max_gen_tps"], gen_tps)
+        elif (m := _PREFILL.search(text)) is not None:
+            prefill = extra.setdefault("prefill", {"batches": 0, "new_seqs": 0, "new_tokens": 0, "cached_tokens": 0})
+            prefill["batches"] += 1
+            prefill["new_seqs"] += int(m[1])
+            prefill["new_tokens"] += int(m[2])
+            prefill["cached_tokens"] += int(m[3])
+        elif (m := _WEIGHTS.search(text)) is not None:
+            extra.setdefault("avail_mem_after_weights_gb", float(m[1]))
+            extra.setdefault("weights_mem_gb", float(m[2]))
+        elif (m := _KV.search(text)) is not None:
+            extra.setdefault("kv_cache_tokens", int(m[1]))
+            extra.setdefault("kv_k_gb", float(m[2]))
+            extra.setdefault("kv_v_gb", float(m[3]))
+        elif (m := _GRAPH.search(text)) is not None:
+            extra.setdefault("cuda_graph_ms", seconds_to_ms(m[1]))
+            extra.setdefault("cuda_graph_mem_gb", float(m[2]))
+        elif "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
+            extra["weights_progress_elapsed_ms"] = ms
+            hit = False
+        else:
+            hit = False
+        if hit or any(e in line for e in _EVIDENCE):
+            self.evidence += 1

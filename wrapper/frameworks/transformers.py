@@ -1,0 +1,29 @@
+"""Hugging Face transformers / accelerate: no timings of its own, but offload warnings and the loading bar.
+
+``Some parameters are on the meta device because they were offloaded to the cpu (and disk)`` -> warnings of
+kind ``offload_cpu`` (from warn_rules). ``extra["weights_progress_elapsed_ms"]``: the elapsed field of the
+finished ``Loading checkpoint shards`` (transformers 4) or ``Loading weights`` (transformers 5) tqdm bar, whole
+seconds as printed. Timings a user script prints itself (``[workload] model loaded in …``) are not the
+framework's and are not read.
+"""
+from __future__ import annotations
+
+from .base import FamilyParser, bar_elapsed_ms
+
+NAME = "transformers"
+
+_BARS = ("Loading checkpoint shards", "Loading weights")
+_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloaded to the cpu", "meta device") + _BARS
+
+
+class Parser(FamilyParser):
+    NAME = NAME
+    KEYS = _BARS
+    EVIDENCE_KEYS = _EVIDENCE
+
+    def feed(self, text: str, line: str) -> None:
+        self.evidence += 1
+        if text.startswith(_BARS):
+            ms = bar_elapsed_ms(text)
+            if ms is not None:
+                self.runs.put_extra("weights_progress_elapsed_ms", ms)

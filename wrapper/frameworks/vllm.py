@@ -1,0 +1,144 @@
+"""vLLM (V0 and V1 engines): startup figures and the periodic engine metrics, as one dict for the server's life.
+
+vLLM prints no per-request timings, so there is one dict. Tensor-parallel workers each print their own load
+lines; the first printed value is kept and ``extra["workers_reporting"]`` counts the ``Model loading took`` lines.
+
+``load_ms``: ``Model loading took 11.0802 GiB and 3.106979 seconds`` (V1). ``extra`` (units in the names):
+``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0
+``Loading model weights took 6.1138 GB``), ``gpu_blocks``/``cpu_blocks`` (V0), ``kv_cache_tokens`` (``GPU KV
+cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``), ``max_concurrency``,
+``graph_capture_ms``/``graph_capture_gib`` (``Graph capturing finished in 2 secs, took 0.11 GiB``),
+``init_engine_ms``/``compilation_ms`` (``init engine (…) took 13.70 s (compilation: 7.28 s)``),
+``torch_compile_ms``; ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
+lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values; ``spec_decoding``
+holds the last ``SpecDecoding metrics`` line's mean acceptance length and draft acceptance rate.
+``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
+"""
+from __future__ import annotations
+
+import re
+
+from .base import FamilyParser
+from .durations import seconds_to_ms
+from .units import integer, number
+
+NAME = "vllm"
+
+_MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
+_WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
+_WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
+_BLOCKS = re.compile(r"# GPU blocks: (\d+), # CPU blocks: (\d+)")
+_KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
+_KV_GIB = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
+_CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
+_GRAPH = re.compile(r"Graph capturing finished in ([\d.]+) secs?(?:, took ([\d.]+) GiB)?")
+_INIT_ENGINE = re.compile(r"init engine \(.*?\) took ([\d.]+) s(?:econds)?(?: \(compilation: ([\d.]+) s\))?")
+_TORCH_COMPILE = re.compile(r"torch\.compile takes ([\d.]+) s in total")
+_METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
+_METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|GPU KV cache usage: ([\d.]+)%")
+_SPEC = re.compile(r"Mean acceptance length: ([\d.]+).*?Avg Draft acceptance rate: ([\d.]+)%")
+_VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-]+)\)")
+_EVIDENCE = ("vllm", "vLLM", "Vllm", "EngineCore", "model_runner.py", "kv_cache_utils.py", "Avg prompt throughput")
+
+# (gate substring, regex, handler name)
+_RULES = (
+    ("Model loading took", _MODEL_LOADING, "_model_loading"),
+    ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
+    ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
+    ("# GPU blocks", _BLOCKS, "_blocks"),
+    ("KV cache size", _KV_TOKENS, "_kv_tokens"),
+    ("Available KV cache memory", _KV_GIB, "_kv_gib"),
+    ("Maximum concurrency", _CONCURRENCY, "_concurrency"),
+    ("Graph capturing finished", _GRAPH, "_graph"),
+    ("init engine", _INIT_ENGINE, "_init_engine"),
+    ("torch.compile takes", _TORCH_COMPILE, "_torch_compile"),
+    ("Avg prompt throughput", _METRICS, "_metrics"),
+    ("SpecDecoding metrics", _SPEC, "_spec"),
+    ("server version", _VERSION, "_version"),
+    ("LLM engine (v", _VERSION, "_version"),
+)
+
+
+class Parser(FamilyParser):
+    NAME = NAME
+    KEYS = tuple(sorted({gate for gate, _, _ in _RULES}))
+    EVIDENCE_KEYS = _EVIDENCE
+
+    def feed(self, text: str, line: str) -> None:
+        hit = False
+        for gate, rx, handler in _RULES:
+            if gate in text:
+                m = rx.search(text)
+                if m is not None:
+                    getattr(self, handler)(m, text)
+                    hit = True
+                    break
+        if hit or any(e in line for e in _EVIDENCE):
+            self.evidence += 1
+
+    def _extra(self, key, value):
+        self.runs.fill_extra(key, value)
+
+    def _model_loading(self, m, text):
+        runs = self.runs
+        runs.fill("load_ms", seconds_to_ms(m[2]))
+        self._extra("model_loading_gib", float(m[1]))
+        extra = runs.current["extra"]
+        extra["workers_reporting"] = extra.get("workers_reporting", 0) + 1
+
+    def _weights_seconds(self, m, text):
+        self._extra("weights_load_ms", seconds_to_ms(m[1]))
+
+    def _weights_gb(self, m, text):
+        self._extra("model_weights_gb", float(m[1]))
+
+    def _blocks(self, m, text):
+        self._extra("gpu_blocks", int(m[1]))
+        self._extra("cpu_blocks", int(m[2]))
+
+    def _kv_tokens(self, m, text):
+        self._extra("kv_cache_tokens", integer(m[1]))
+
+    def _kv_gib(self, m, text):
+        self._extra("kv_cache_gib", float(m[1]))
+
+    def _concurrency(self, m, text):
+        self._extra("max_concurrency", float(m[1]))
+
+    def _graph(self, m, text):
+        self._extra("graph_capture_ms", seconds_to_ms(m[1]))
+        if m[2] is not None:
+            self._extra("graph_capture_gib", float(m[2]))
+
+    def _init_engine(self, m, text):
+        self._extra("init_engine_ms", seconds_to_ms(m[1]))
+        if m[2] is not None:
+            self._extra("compilation_ms", seconds_to_ms(m[2]))
+
+    def _torch_compile(self, m, text):
+        self._extra("torch_compile_ms", seconds_to_ms(m[1]))
+
+    def _metrics(self, m, text):
+        prompt_tps, gen_tps = float(m[1]), float(m[2])
+        last = {"prompt_tps": prompt_tps, "generation_tps": gen_tps}
+        for name, reqs, kv_pct in _METRIC_FIELD.findall(text):
+            if name:
+                last[name.lower() + "_reqs"] = int(reqs)
+            else:
+                last["gpu_kv_cache_usage_pct"] = number(kv_pct)
+        extra = self.runs.current["extra"]
+        summary = extra.get("engine_metrics")
+        if summary is None:
+            summary = extra["engine_metrics"] = {"lines": 0, "max_prompt_tps": prompt_tps,
+                                                 "max_generation_tps": gen_tps}
+        summary["lines"] += 1
+        summary["max_prompt_tps"] = max(summary["max_prompt_tps"], prompt_tps)
+        summary["max_generation_tps"] = max(summary["max_generation_tps"], gen_tps)
+        summary["last"] = last
+
+    def _spec(self, m, text):
+        self.runs.put_extra("spec_decoding", {"mean_acceptance_length": float(m[1]),
+                                              "draft_acceptance_rate_pct": float(m[2])})
+
+    def _version(self, m, text):
+        self.runs.version = m[1] or m[2]
