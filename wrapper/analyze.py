@@ -27,10 +27,11 @@ from .launch import LaunchResult
 from .markers import ANY, MarkerSpec, PhaseTracker
 from .record import build
 from .reported import LineFeeder
-from .request import StreamResult
+from .profiles import PROFILES
 from .runner import Prepared, RunConfig, _apply_stream, _detected_profile, facts_from, phase_windows, prepare
 
 SNIFF_BYTES = 64 << 10
+SNIFF_LINES = 200
 RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
@@ -58,6 +59,7 @@ class Observed:
     warnings: list = field(default_factory=list)
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
+    raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
 
 
 # -- readers -------------------------------------------------------------------------------------------------
@@ -124,42 +126,69 @@ def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Obs
                     header=header, warnings=["asciinema merges stdout and stderr: markers watch both"])
 
 
+class _TimedLines:
+    """Chunks of a timed log, made lazily: one per run of lines with the same printed time.
+
+    ``analyze`` stops pulling chunks once the tracker is settled; ``rest()`` then gives how many lines were
+    left and the time of the last timed line, so a long log costs prefix parsing only up to its markers.
+    """
+
+    def __init__(self, lines: list, kind: str, origin_s: float) -> None:
+        self._lines = lines
+        self._kind = kind
+        self._origin_s = origin_s
+        self._next = 0
+
+    def _t_ns(self, when) -> Optional[int]:
+        if when is None or when.kind != self._kind:
+            return None
+        return round((when.t_s - self._origin_s) * 1e9)
+
+    def __iter__(self):
+        current_t, pending = None, []
+        for index, line in enumerate(self._lines):
+            rest, when = frameworks.strip_prefix(line)
+            t_ns = self._t_ns(when)
+            if t_ns is not None:
+                if current_t is not None and t_ns != current_t and pending:
+                    self._next = index
+                    yield Chunk(current_t, OUT, "".join(pending).encode("utf-8", "surrogateescape"))
+                    pending = []
+                current_t = t_ns if current_t is None else max(current_t, t_ns)
+            pending.append(rest + "\n")
+        self._next = len(self._lines)
+        if pending:
+            yield Chunk(current_t or 0, OUT, "".join(pending).encode("utf-8", "surrogateescape"))
+
+    def rest(self) -> tuple[int, Optional[int]]:
+        """(lines not yet made into chunks, time of the last timed line) — for a settled tracker."""
+        left = len(self._lines) - self._next
+        for line in reversed(self._lines[self._next:]):
+            t_ns = self._t_ns(frameworks.strip_prefix(line)[1])
+            if t_ns is not None:
+                return left, t_ns
+        return left, None
+
+
 def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
-    """One chunk per run of lines with the same printed time; None when too few lines carry a time."""
-    parsed = []
-    timed = 0
-    for _number, line in lines:
-        rest, when = frameworks.strip_prefix(line)
-        parsed.append((rest, when))
-        timed += when is not None
-    nonempty = sum(1 for rest, _ in parsed if rest.strip()) or 1
-    if timed / nonempty < TIMED_SHARE:
+    """A log whose lines carry times, judged on its first lines; None when too few carry one."""
+    head = [frameworks.strip_prefix(line) for line in lines[:SNIFF_LINES]]
+    nonempty = sum(1 for rest, _ in head if rest.strip()) or 1
+    times = [when for _, when in head if when is not None]
+    if len(times) / nonempty < TIMED_SHARE:
         return None
-    kinds = {when.kind for _, when in parsed if when is not None}
+    kinds = {when.kind for when in times}
     if len(kinds) > 1:
         kinds = {k for k in kinds if k != "relative"} or kinds
     kind = sorted(kinds)[0]
-    times = [when.t_s for _, when in parsed if when is not None and when.kind == kind]
-    origin_s = 0.0 if kind == "relative" else min(times)
-    chunks: list = []
-    current_t = None
-    pending: list = []
-    for rest, when in parsed:
-        if when is not None and when.kind == kind:
-            t_ns = round((when.t_s - origin_s) * 1e9)
-            if current_t is not None and t_ns != current_t and pending:
-                chunks.append(Chunk(current_t, OUT, "".join(pending).encode("utf-8", "surrogateescape")))
-                pending = []
-            current_t = t_ns if current_t is None else max(current_t, t_ns)
-        pending.append(rest + "\n")
-    if pending:
-        chunks.append(Chunk(current_t or 0, OUT, "".join(pending).encode("utf-8", "surrogateescape")))
+    origin_s = 0.0 if kind == "relative" else min(w.t_s for w in times if w.kind == kind)
+    timed = _TimedLines(lines, kind, origin_s)
     anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
-    obs = Observed(source=path, kind=f"log ({kind} times)", chunks=chunks, t0_ns=0, wall_anchor=anchor, command=[],
-                   end_ns=chunks[-1].t_ns if chunks else None, merged=True)
+    obs = Observed(source=path, kind=f"log ({kind} times)", chunks=timed, t0_ns=0, wall_anchor=anchor, command=[],
+                   merged=True, raw_lines=lines)
     obs.warnings.append("a log has no launch instant: times count from "
                         + ("the program's start as its timestamps do" if kind == "relative" else "its first line")
-                        + "; stdout and stderr are merged")
+                        + "; stdout and stderr are merged, so every line after the first token counts as output")
     return obs
 
 
@@ -173,7 +202,7 @@ def _read_text_lines(path: str) -> list:
         raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
                            "phasewrap captures")
     text = data.decode("utf-8", "surrogateescape")
-    return list(enumerate(text.splitlines(), 1))
+    return text.splitlines()
 
 
 def observe(path: str) -> tuple[Optional[Observed], list]:
@@ -188,7 +217,7 @@ def observe(path: str) -> tuple[Optional[Observed], list]:
     lines = _read_text_lines(path)
     if not lines:
         raise AnalyzeError(f"{path}: empty file; nothing to analyze")
-    first = lines[0][1].strip()
+    first = lines[0].strip()
     if first.startswith("{"):
         try:
             header = json.loads(first)
@@ -201,9 +230,9 @@ def observe(path: str) -> tuple[Optional[Observed], list]:
                 except CaptureError as exc:
                     raise AnalyzeError(str(exc)) from None
             if header.get("version") == 2:
-                return _from_cast(path, lines[1:], header), []
+                return _from_cast(path, enumerate(lines[1:], 2), header), []
             if "wall_start" in header or "cmd" in header:
-                return _from_events(path, lines[1:], header), []
+                return _from_events(path, enumerate(lines[1:], 2), header), []
     return _from_timed_log(path, lines), lines
 
 
@@ -276,7 +305,8 @@ def _merged(prep: Prepared) -> Prepared:
     def anyway(spec: Optional[MarkerSpec]) -> Optional[MarkerSpec]:
         return None if spec is None else dataclasses.replace(spec, stream=ANY)
 
-    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token))
+    # The closing regex (llama.cpp's "[end of text]") can't separate tokens from log lines here either.
+    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token), end=None)
     # A profile's per-stream alternatives for ready (llama.cpp: "any stdout") mean nothing once merged.
     marks = tuple(anyway(m) for m in prep.marks if m.name != "ready")
     return dataclasses.replace(prep, ready=anyway(prep.ready), marks=marks, tokens=tokens)
@@ -297,21 +327,35 @@ def _launch_result(obs: Observed) -> LaunchResult:
 
 def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     """The run record of one recording, through the same tracker, parsers and builder as a live run."""
+    reported = None
+    if obs.raw_lines is not None:
+        reported = frameworks.parse_lines(obs.raw_lines)
+        if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
+            config = dataclasses.replace(config, profile=reported[-1]["framework"])
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
     prep = prepare(cfg)
     if obs.merged:
         prep = _merged(prep)
     tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
-    feeder = LineFeeder(prep.profile.framework if not prep.candidates else None)
+    feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
     for chunk in obs.chunks:
         tracker.feed(chunk)
-        feeder.feed(chunk)
+        if feeder is not None:
+            feeder.feed(chunk)
+        elif tracker.settled:
+            break
+    if isinstance(obs.chunks, _TimedLines):
+        left, last_ns = obs.chunks.rest()
+        tracker.fast_forward(left, last_ns)
+        obs.end_ns = tracker.last_token.t_ns if tracker.last_token is not None else last_ns
     result = _launch_result(obs)
     profile = _detected_profile(prep, tracker)
     run_id = obs.header.get("run_id") or os.path.basename(obs.source)
-    facts = facts_from(prep, profile, tracker, feeder.results(), run_id, result)
+    facts = facts_from(prep, profile, tracker, reported if feeder is None else feeder.results(), run_id, result)
     facts.warnings = [w for w in facts.warnings if "burst at exit" not in w] + obs.warnings
     if obs.request is not None:
+        from .request import StreamResult
+
         stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
                                  for k, v in obs.request["result"].items()})
         _apply_stream(facts, stream)
@@ -331,7 +375,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
 
 def reported_records(path: str, lines: list, framework: Optional[str]) -> list:
     """A log without times: one record per run/request the framework printed, phases from its own figures."""
-    found = frameworks.parse_lines((line for _n, line in lines), framework)
+    found = frameworks.parse_lines(lines, framework)
     records = []
     for i, rep in enumerate(found):
         def sec(key):

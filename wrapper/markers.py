@@ -14,7 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 from .events import ERR, OUT, Chunk, Marker
 
-WINDOW_CHARS = 4096
+WINDOW_CHARS = 1024  # overlap kept between reads: the longest match that may straddle two chunks
 RACE_WINDOW_NS = 50_000_000
 ANY = "any"
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -275,6 +275,17 @@ class PhaseTracker:
         self._blank_chunks = 0
         self.token_bytes += len(chunk.data)
         self.last_token = Marker("last_token", chunk.t_ns, chunk.stream, "")
+
+    @property
+    def settled(self) -> bool:
+        """True once every marker is found and each further chunk would only count as a token."""
+        return not self._pending and self._counting and self._tokens.end is None and not self._ended
+
+    def fast_forward(self, chunks: int, last_t_ns: Optional[int]) -> None:
+        """Count ``chunks`` more token chunks ending at ``last_t_ns`` without reading them (analyze, settled)."""
+        if chunks and last_t_ns is not None:
+            self.token_chunks += chunks
+            self.last_token = Marker("last_token", last_t_ns, self._tokens.stream, "")
 
     def markers(self) -> dict[str, Marker]:
         """All markers found so far, ``last_token`` included."""

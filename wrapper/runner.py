@@ -12,16 +12,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from . import profiles as _profiles
+from .aggregate import aggregate
 from .capture import CaptureWriter
-from .events import Chunk
+from .events import Chunk, Marker
 from .launch import Control, LaunchOptions, LaunchResult, launch
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
-from .aggregate import aggregate
 from .record import RunFacts, build, iso_utc
 from .reported import LineFeeder
-from .request import StreamRequest, StreamResult, base_url_from
-from .events import Marker
-from .frameworks import from_server_timings
 
 HTTP = "http"  # the token stream of a server run: the events of the --request response
 BURST_WINDOW_S = 0.1
@@ -81,7 +78,10 @@ def prepare(config: RunConfig) -> Prepared:
         ready = compile_marker(f"profile {profile.name}", "ready", profile.ready, profile.ready_stream)
     elif candidates:
         union = "|".join(f"(?:{p.ready})" for p in candidates)
-        ready, ready_optional = compile_marker("profile auto", "ready", union, ANY), True
+        streams = {p.ready_stream for p in candidates}
+        # Watch only the stream(s) the candidates print on: a pending regex costs a decode per chunk.
+        stream = streams.pop() if len(streams) == 1 else ANY
+        ready, ready_optional = compile_marker("profile auto", "ready", union, stream), True
     first = None
     if config.first_token is not None:
         first = compile_marker("--first-token", "first_token", config.first_token, config.first_token_stream)
@@ -106,6 +106,8 @@ def prepare(config: RunConfig) -> Prepared:
 
 
 def _request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clock=time.monotonic_ns):
+    from .request import StreamRequest, base_url_from  # http.client costs start-up time most runs never need
+
     base = config.url or base_url_from(config.command, profile.default_port or 8080, host_env=profile.host_env)
     return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
                          discover_model=profile.discover_model and config.model is None and config.api == "openai",
@@ -242,7 +244,7 @@ def phase_windows(markers: dict, t0_ns: int, end_ns: Optional[int]) -> dict:
             "decode": (t("first_token"), t("last_token")), "total": (t0_ns, end_ns)}
 
 
-def _stream_json(stream: StreamResult, t0_ns: int) -> dict:
+def _stream_json(stream, t0_ns: int) -> dict:
     out = dict(stream.__dict__)
     for key in ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns"):
         if out[key] is not None:
@@ -250,7 +252,7 @@ def _stream_json(stream: StreamResult, t0_ns: int) -> dict:
     return out
 
 
-def _apply_stream(facts: RunFacts, stream: Optional[StreamResult]) -> None:
+def _apply_stream(facts: RunFacts, stream) -> None:
     """A server run's token markers and counts come from the response stream, its timings into reported."""
     if stream is None:
         reason = ("the server never became ready, so the request was not sent" if "ready" not in facts.markers
@@ -266,6 +268,8 @@ def _apply_stream(facts: RunFacts, stream: Optional[StreamResult]) -> None:
     facts.token_chunks = stream.content_events
     facts.stream_tokens = (stream.tokens, stream.tokens_source)
     if stream.timings:
+        from .frameworks import from_server_timings
+
         facts.reported = from_server_timings(stream.timings)
         facts.reported_output_offset = 0
 
