@@ -105,3 +105,20 @@ def test_quiet_passthrough_of_binary_tokens_counts_them():
                           "--binary", "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "12", "--interval-s", "0.01"])
     rec = json.loads(proc.stdout)
     assert rec["tokens"]["output"] == 12
+
+
+def test_sigterm_during_repeated_runs_keeps_finished_runs(tmp):
+    log = tmp / "r.jsonl"
+    pw = subprocess.Popen(PHASEWRAP + ["run", "-n", "5", "--quiet", "--format", "none", "--jsonl", str(log), "--",
+                                       *STANDIN, "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "3",
+                                       "--interval-s", "0.3"], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    time.sleep(0.3)  # the third run is under way
+    pw.send_signal(signal.SIGTERM)
+    pw.communicate(timeout=30)
+    records = read_jsonl(log)
+    assert [r["status"] for r in records] == ["ok", "ok", "interrupted"]
+    assert records[-1]["child"]["received_signal"] == signal.SIGTERM
+    assert not _alive(records[-1]["child"]["pid"])

@@ -9,9 +9,14 @@ Rows:
   phasewrap's chunk stamp (from --capture) minus the child's stamp. Samplers at their defaults, then off.
 - passthrough: wall time to pass 200 MB of child stdout to /dev/null, phasewrap vs a bare Python
   os.read/os.write relay vs `cat` vs unwrapped, alternated in one run; medians and the ratio to the relay.
-- CPU: phasewrap's own CPU seconds per second of child run time (child's own CPU subtracted), samplers on/off.
+  Two children: a Python program writing 4 KiB lines (a chatty real program) and `head -c` (output as fast
+  as the kernel allows, so start-up costs dominate).
+- CPU: phasewrap's own CPU per second of child run time, samplers on/off: the slope between a 5 s and a
+  25 s child (the child's own CPU subtracted), and the fixed start-up CPU separately.
 - start-up: `phasewrap run -- true` vs `true`, median wall.
 - analyze: MB/s reading a large llama.cpp-style log (when `phasewrap analyze` exists).
+- the manual method on the same workload: `ts '%.s'` on the merged stream with `pidstat` beside the child —
+  how many distinct times the 40 tokens get, and the tools' own CPU.
 """
 from __future__ import annotations
 
@@ -19,11 +24,14 @@ import argparse
 import glob
 import json
 import os
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PW = [sys.executable, os.path.join(ROOT, "bin", "phasewrap")]
@@ -48,6 +56,13 @@ while True:
 sys.exit(p.wait())
 """
 BYTES_200MB = 200_000_000
+WRITER = r"""
+import os, sys
+total, block = int(sys.argv[1]), int(sys.argv[2])
+buf = b"x" * (block - 1) + b"\n"
+for _ in range(total // block):
+    os.write(1, buf)
+"""
 
 
 def pct(values, q):
@@ -83,11 +98,10 @@ def wall(cmd, stdout=subprocess.DEVNULL) -> float:
     return time.perf_counter() - t
 
 
-def passthrough(rounds: int) -> dict:
-    producer = ["head", "-c", str(BYTES_200MB), "/dev/zero"]
+def passthrough(rounds: int, producer: list) -> dict:
     variants = {
         "unwrapped": producer,
-        "cat relay": ["sh", "-c", f"head -c {BYTES_200MB} /dev/zero | cat"],
+        "cat relay": ["sh", "-c", " ".join(shlex.quote(a) for a in producer) + " | cat"],
         "python relay": [sys.executable, "-c", RELAY, *producer],
         "phasewrap": PW + ["run", "--format", "none", "--", *producer],
     }
@@ -106,13 +120,49 @@ def cpu_seconds(cmd) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, time.perf_counter() - t
 
 
-def own_cpu(samplers: list[str], child_s: float) -> float:
-    """phasewrap's CPU % of one core per second of child run time (child = tokens every 50 ms)."""
+def own_cpu_s(samplers: list[str], child_s: float) -> float:
+    """phasewrap's own CPU seconds around a child that writes a token every 50 ms for child_s seconds."""
     n = int(child_s / 0.05)
     child = [sys.executable, "-c", STAMPER, str(n), "0.05"]
     child_cpu, _ = cpu_seconds(child)
     total_cpu, _ = cpu_seconds(PW + ["run", "--quiet", "--format", "none", *samplers, "--", *child])
-    return 100.0 * (total_cpu - child_cpu) / child_s
+    return total_cpu - child_cpu
+
+
+def own_cpu(samplers: list[str], short_s: float = 5.0, long_s: float = 25.0) -> tuple[float, float]:
+    """(% of one core per child second: the slope between two child lengths, fixed start-up CPU seconds)."""
+    short, long = own_cpu_s(samplers, short_s), own_cpu_s(samplers, long_s)
+    slope = (long - short) / (long_s - short_s)
+    return 100.0 * slope, short - slope * short_s
+
+
+def manual_method(tokens: int = 40) -> Optional[dict]:
+    """The manual way on the same workload: `ts` stamping the merged stream, pidstat beside the child.
+
+    Returns the number of distinct times each method gives the token stream, and each method's own CPU
+    seconds (phasewrap: its process; manual: ts + pidstat). None when `ts` or `pidstat` is missing.
+    """
+    if not (shutil.which("ts") and shutil.which("pidstat")):
+        return None
+    standin = [sys.executable, os.path.join(ROOT, "samples", "standin.py"), "--load-s", "1", "--ttft-s", "0.3",
+               "--tokens", str(tokens), "--interval-s", "0.05"]
+    script = (f"{' '.join(shlex.quote(a) for a in standin)} 2>&1 | ts '%.s' > $OUT & "
+              "sleep 0.05; pid=$(pgrep -n -f standin.py); LC_ALL=C pidstat -h -u -r -d -p $pid 1 > /dev/null & "
+              "wait")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "ts.txt")
+        shell_cpu, _ = cpu_seconds(["bash", "-c", script.replace("$OUT", shlex.quote(out))])
+        with open(out) as fh:
+            stamps = [line.split(" ", 1) for line in fh if line.strip()]
+        token_line_stamps = sum(1 for _t, text in stamps if " the model" in text)  # tokens share lines
+        child_cpu, _ = cpu_seconds(standin)
+        cap = os.path.join(tmp, "cap")
+        pw_cpu, _ = cpu_seconds(PW + ["run", "--quiet", "--format", "none", "--capture", cap, "--", *standin])
+        [path] = glob.glob(os.path.join(cap, "*.capture.jsonl"))
+        with open(path) as fh:
+            pw_token_stamps = sum(1 for line in fh if line.startswith("[") and json.loads(line)[1] == "out")
+    return {"ts_token_stamps": token_line_stamps, "pw_token_stamps": pw_token_stamps, "tokens": tokens,
+            "manual_cpu_s": shell_cpu - child_cpu, "pw_cpu_s": pw_cpu - child_cpu}
 
 
 def startup(rounds: int) -> tuple[float, float]:
@@ -144,6 +194,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
+    # An installed phasewrap has its bytecode compiled (pip does it); a clone run with
+    # PYTHONDONTWRITEBYTECODE=1 would recompile every module at each start and measure that instead.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "wrapper")], check=True,
+                   stdout=subprocess.DEVNULL)
     rounds = 3 if a.quick else 5
     n_stamps = 400 if a.quick else 1000
     rows = []
@@ -154,23 +208,33 @@ def main() -> int:
             continue
         rows.append([f"timestamp delay, {label}", f"p50 {pct(d, .5):.3f} ms · p99 {pct(d, .99):.3f} ms · "
                      f"max {max(d):.3f} ms (n={len(d)})", "p99 <= 1 ms"])
-    pt = passthrough(rounds)
-    rows.append(["passthrough 200 MB, median wall",
-                 " · ".join(f"{k} {v:.3f} s" for k, v in pt.items()), ""])
-    rows.append(["passthrough ratio phasewrap / python relay", f"{pt['phasewrap'] / pt['python relay']:.3f}x",
-                 "<= 1.15x"])
-    for label, samplers in (("samplers on, 0.1 s", ["--interval", "0.1"]), ("samplers off", ["--gpu", "off", "--cpu", "off"])):
-        try:
-            rows.append([f"phasewrap CPU per child second, {label}", f"{own_cpu(samplers, 5.0):.2f} % of one core",
-                         "<= 2 %"])
-        except subprocess.CalledProcessError:
-            pass
+    producers = (("4 KiB lines from Python", [sys.executable, "-c", WRITER, str(BYTES_200MB), "4096"]),
+                 ("head -c (fixed costs dominate)", ["head", "-c", str(BYTES_200MB), "/dev/zero"]))
+    for label, producer in producers:
+        pt = passthrough(rounds, producer)
+        rows.append([f"passthrough 200 MB, {label}: median wall",
+                     " · ".join(f"{k} {v:.3f} s" for k, v in pt.items()), ""])
+        rows.append([f"passthrough ratio phasewrap / python relay, {label}",
+                     f"{pt['phasewrap'] / pt['python relay']:.3f}x", "<= 1.15x"])
+    for label, samplers in (("samplers on, 0.1 s", ["--interval", "0.1"]),
+                            ("samplers off", ["--gpu", "off", "--cpu", "off"])):
+        slope, fixed = own_cpu(samplers)
+        rows.append([f"phasewrap CPU per child second, {label}",
+                     f"{slope:.2f} % of one core (+ {fixed:.3f} s CPU once, at start-up)", "<= 2 %"])
     bare, wrapped = startup(rounds * 2)
     rows.append(["start-up: run -- true vs true", f"{wrapped:.3f} s vs {bare:.3f} s (+{wrapped - bare:.3f} s)",
                  "<= 0.3 s"])
     rate = analyze_rate()
     rows.append(["analyze throughput", "n/a (no analyze subcommand)" if rate is None else f"{rate:.1f} MB/s",
                  ">= 20 MB/s"])
+    manual = manual_method()
+    if manual is None:
+        rows.append(["manual method (ts + pidstat)", "n/a (install moreutils and sysstat)", ""])
+    else:
+        rows.append(["token timestamps, 40 tokens without newlines",
+                     f"ts: {manual['ts_token_stamps']} stamp(s) · phasewrap: {manual['pw_token_stamps']}", ""])
+        rows.append(["own CPU beside a 3.3 s run", f"ts + pidstat: {manual['manual_cpu_s']:.3f} s · "
+                     f"phasewrap (samplers on, capture): {manual['pw_cpu_s']:.3f} s", ""])
     from tabulate import tabulate
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
           f"{os.getloadavg()[0]:.2f} at the end")
