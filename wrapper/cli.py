@@ -50,40 +50,31 @@ def _mark(text: str) -> tuple[str, str, str]:
     return name, regex, stream
 
 
-def _positive_int(option: str):
-    def parse(text: str) -> int:
+def _number(option: str, convert=int, minimum=1, above=False):
+    """An argparse type: ``convert`` the text and require ``>= minimum`` (``> minimum`` when ``above``)."""
+    what = "a whole number" if convert is int else "seconds"
+
+    def parse(text: str):
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} expects a whole number, got {text!r}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{option} must be >= 1, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{option} expects {what}, got {text!r}") from None
+        if value < minimum or (above and value == minimum):
+            raise argparse.ArgumentTypeError(f"{option} must be {'>' if above else '>='} {minimum}, got {text!r}")
         return value
     return parse
+
+
+def _positive_int(option: str):
+    return _number(option, int, 1)
 
 
 def _non_negative_int(option: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} expects a whole number, got {text!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{option} must be >= 0, got {text!r}")
-        return value
-    return parse
+    return _number(option, int, 0)
 
 
 def _positive(option: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} expects seconds, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{option} must be > 0, got {text!r}")
-        return value
-    return parse
+    return _number(option, float, 0, above=True)
 
 
 RUN_EPILOG = """\
@@ -375,10 +366,7 @@ def _plot_after_run(records: list, args: argparse.Namespace) -> None:
 
     inputs = ([os.path.join(args.capture, r["run_id"] + ".capture.jsonl") for r in records] if args.capture else [])
     try:
-        if inputs:
-            views = plot.load_runs(inputs)
-        else:
-            views = [plot._view_from_record(r, "run") for r in records]
+        views = plot.load_runs(inputs) if inputs else plot.views_from_records(records)
         plot.timeline(views, args.plot)
         _err(f"phasewrap: timeline written to {args.plot}")
     except (plot.PlotUnavailable, ValueError, OSError) as exc:

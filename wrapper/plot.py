@@ -202,6 +202,11 @@ def _view_from_record(record: dict, source: str) -> RunView:
     return RunView(run_id=record["run_id"], source=source, record=record, t0_ns=record.get("t0_monotonic_ns"))
 
 
+def views_from_records(records: Sequence[dict], source: str = "run") -> list[RunView]:
+    """Views of records already in memory (no token ticks or samples: those live in captures)."""
+    return [_view_from_record(record, source) for record in records]
+
+
 def _records_from_file(path: str, text: str) -> list[dict]:
     records = []
     for number, line in enumerate(text.splitlines(), 1):
