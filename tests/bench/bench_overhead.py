@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """phasewrap's own cost, measured on this machine; prints one table (copy it into the README).
 
-    python tests/bench/bench_overhead.py            # everything, ~2 minutes on 2 cores
+    python tests/bench/bench_overhead.py            # everything, ~5 minutes on 2 cores
     python tests/bench/bench_overhead.py --quick    # fewer rounds
 
 Rows:
@@ -11,8 +11,8 @@ Rows:
   os.read/os.write relay vs `cat` vs unwrapped, alternated in one run; medians and the ratio to the relay.
   Two children: a Python program writing 4 KiB lines (a chatty real program) and `head -c` (output as fast
   as the kernel allows, so start-up costs dominate).
-- CPU: phasewrap's own CPU per second of child run time, samplers on/off: the slope between a 5 s and a
-  25 s child (the child's own CPU subtracted), and the fixed start-up CPU separately.
+- CPU: phasewrap's own CPU per second of child run time, samplers on/off: the slope between a 4 s and a
+  16 s child (medians of 3; the child's own CPU subtracted), and the fixed start-up CPU separately.
 - start-up: `phasewrap run -- true` vs `true`, median wall.
 - analyze: MB/s reading a large llama.cpp-style log (when `phasewrap analyze` exists).
 - the manual method on the same workload: `ts '%.s'` on the merged stream with `pidstat` beside the child —
@@ -129,9 +129,13 @@ def own_cpu_s(samplers: list[str], child_s: float) -> float:
     return total_cpu - child_cpu
 
 
-def own_cpu(samplers: list[str], short_s: float = 5.0, long_s: float = 25.0) -> tuple[float, float]:
-    """(% of one core per child second: the slope between two child lengths, fixed start-up CPU seconds)."""
-    short, long = own_cpu_s(samplers, short_s), own_cpu_s(samplers, long_s)
+def own_cpu(samplers: list[str], short_s: float = 4.0, long_s: float = 16.0, rounds: int = 3) -> tuple[float, float]:
+    """(% of one core per child second: the slope between two child lengths, fixed start-up CPU seconds).
+
+    Each length is the median of ``rounds`` runs: one CPU reading is noisy to ±0.05 s on a shared VM.
+    """
+    short = statistics.median(own_cpu_s(samplers, short_s) for _ in range(rounds))
+    long = statistics.median(own_cpu_s(samplers, long_s) for _ in range(rounds))
     slope = (long - short) / (long_s - short_s)
     return 100.0 * slope, short - slope * short_s
 
