@@ -1,7 +1,6 @@
 """phasewrap analyze: captures, events files, asciinema recordings, timed and plain logs, side files."""
 import json
 import os
-import shutil
 
 from .conftest import STANDIN, fixture, run_phasewrap
 

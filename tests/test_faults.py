@@ -1,6 +1,5 @@
 """Faults from the hardening issue: each ends with a complete record and no process left behind."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -79,13 +78,13 @@ def test_stdout_closed_early_keeps_running_and_writes_record(tmp):
 
 
 def test_huge_line_and_large_output_keep_memory_bounded(tmp):
-    # 64 MB on one line without a newline, then 200 MB more: passthrough complete, RSS bounded
+    # 264 MB without a single newline: passed through whole, while phasewrap's RSS stays bounded
     child = ("import os\nblock = b'x' * (1 << 20)\n"
              "for _ in range(264):\n    os.write(1, block)\n")
-    out = tmp / "out.bin"
+    out, log = tmp / "out.bin", tmp / "r.jsonl"
     with open(out, "wb") as fh:
-        proc = subprocess.Popen(PHASEWRAP + ["run", "--format", "json", "--quiet", "--", sys.executable, "-c", child],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(PHASEWRAP + ["run", "--format", "none", "--jsonl", str(log), "--", sys.executable,
+                                             "-c", child], stdout=fh, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         peak = 0
         ps = psutil.Process(proc.pid)
         while proc.poll() is None:
@@ -94,9 +93,9 @@ def test_huge_line_and_large_output_keep_memory_bounded(tmp):
             except psutil.NoSuchProcess:
                 break
             time.sleep(0.02)
-        stdout, _ = proc.communicate()
-    rec = json.loads(stdout)
-    assert rec["child"]["stdout_bytes"] == 264 << 20
+        proc.communicate()
+    assert out.stat().st_size == 264 << 20
+    assert read_jsonl(log)[0]["child"]["stdout_bytes"] == 264 << 20
     assert peak < 200 << 20, peak
 
 

@@ -3,7 +3,6 @@
 Run with PHASEWRAP_LLAMA_BIN_DIR set (``.ci/llama-build.sh`` sets it and makes the models); skipped otherwise.
 The models are random-weight GGUFs from samples/make_tiny_gguf.py, so the generated text is random bytes.
 """
-import json
 import os
 import socket
 import subprocess
