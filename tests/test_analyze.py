@@ -137,3 +137,24 @@ def test_csv_output(tmp):
     proc = run_phasewrap(["analyze", "--format", "csv", fixture("logs", "llama.cpp__cli-perf-lines-user-trimmed-two-runs.log")])
     rows = proc.stdout.decode().splitlines()
     assert rows[0].startswith("date_time,input_tokens,output_tokens,load_s") and len(rows) == 3
+
+
+def test_ts_seconds_log_unrolls_minute_wraps(tmp):
+    """`ts '%.S'` stamps lines with seconds within the minute; shifted by 20 s, the H200 run crosses a minute."""
+    with open(H200_EVENTS) as fh:
+        header = json.loads(fh.readline())
+        events = [json.loads(line) for line in fh]
+    lines = []
+    for e in events:
+        if isinstance(e, list):
+            t = header["wall_start"] + 20 + e[0]
+            lines += [f"{t % 60:09.6f} {part}" for part in e[2].replace("\r", "\n").split("\n") if part]
+    log = tmp / "ts.log"
+    log.write_text("\n".join(lines) + "\n")
+    [rec] = _analyze_json(["--ready", r"Loading weights:\s+100%", "--first-token", r"^\w+\d* ", str(log)])
+    assert rec["source"]["kind"] == "log (seconds times)"
+    chunks = [e for e in events if isinstance(e, list)]
+    ready_t = next(e[0] for e in chunks if "100%" in e[2])
+    first_t = next(e[0] for e in chunks if e[1] == "out")
+    assert abs(rec["phases"]["load_s"] - (ready_t - chunks[0][0])) <= 0.001
+    assert abs(rec["phases"]["ttft_s"] - (first_t - ready_t)) <= 0.001

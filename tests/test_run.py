@@ -210,3 +210,11 @@ def psutil_alive(pid):
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_capture_is_not_world_writable_even_with_umask_0(tmp):
+    proc = run_phasewrap(["run", "--quiet", "--format", "none", "--capture", str(tmp), "--", "true"],
+                         preexec_fn=lambda: os.umask(0))
+    assert proc.returncode == 0
+    [name] = os.listdir(tmp)
+    assert not os.stat(tmp / name).st_mode & 0o002

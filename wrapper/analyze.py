@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -32,6 +33,7 @@ from .runner import Prepared, RunConfig, _apply_stream, _detected_profile, facts
 
 SNIFF_BYTES = 64 << 10
 SNIFF_LINES = 200
+_SECONDS = re.compile(r"(\d+\.\d{3,9}) ")
 RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
@@ -133,22 +135,15 @@ class _TimedLines:
     left and the time of the last timed line, so a long log costs prefix parsing only up to its markers.
     """
 
-    def __init__(self, lines: list, kind: str, origin_s: float) -> None:
+    def __init__(self, lines: list, stamp: Callable[[int], tuple[str, Optional[int]]]) -> None:
         self._lines = lines
-        self._kind = kind
-        self._origin_s = origin_s
+        self._stamp = stamp  # line index -> (text without its prefix, ns since the log's origin or None)
         self._next = 0
-
-    def _t_ns(self, when) -> Optional[int]:
-        if when is None or when.kind != self._kind:
-            return None
-        return round((when.t_s - self._origin_s) * 1e9)
 
     def __iter__(self):
         current_t, pending = None, []
-        for index, line in enumerate(self._lines):
-            rest, when = frameworks.strip_prefix(line)
-            t_ns = self._t_ns(when)
+        for index in range(len(self._lines)):
+            rest, t_ns = self._stamp(index)
             if t_ns is not None:
                 if current_t is not None and t_ns != current_t and pending:
                     self._next = index
@@ -163,11 +158,43 @@ class _TimedLines:
     def rest(self) -> tuple[int, Optional[int]]:
         """(lines not yet made into chunks, time of the last timed line) — for a settled tracker."""
         left = len(self._lines) - self._next
-        for line in reversed(self._lines[self._next:]):
-            t_ns = self._t_ns(frameworks.strip_prefix(line)[1])
+        for index in range(len(self._lines) - 1, self._next - 1, -1):
+            t_ns = self._stamp(index)[1]
             if t_ns is not None:
                 return left, t_ns
         return left, None
+
+
+def _prefix_stamps(lines: list, kind: str, origin_s: float) -> Callable[[int], tuple[str, Optional[int]]]:
+    def stamp(index: int) -> tuple[str, Optional[int]]:
+        rest, when = frameworks.strip_prefix(lines[index])
+        if when is None or when.kind != kind:
+            return rest, None
+        return rest, round((when.t_s - origin_s) * 1e9)
+    return stamp
+
+
+def _seconds_stamps(lines: list) -> Optional[Callable[[int], tuple[str, Optional[int]]]]:
+    """``ts '%.S'`` (seconds within the minute) and ``ts -s '%.s'`` (seconds since start) stamp lines with a bare
+    ``SS.ffffff``; times are unrolled across minute wraps (a drop of more than 30 s adds a minute)."""
+    head = [line for line in lines[:SNIFF_LINES] if line.strip()]
+    if not head or sum(1 for line in head if _SECONDS.match(line)) / len(head) < TIMED_SHARE:
+        return None
+    stamps: list = []
+    minutes, last, first = 0, None, None
+    for line in lines:
+        m = _SECONDS.match(line)
+        if m is None:
+            stamps.append((line, None))
+            continue
+        value = float(m.group(1))
+        if last is not None and value < last - 30:
+            minutes += 1
+        last = value
+        t = value + 60 * minutes
+        first = t if first is None else first
+        stamps.append((line[m.end():], round((t - first) * 1e9)))
+    return stamps.__getitem__
 
 
 def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
@@ -175,15 +202,19 @@ def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
     head = [frameworks.strip_prefix(line) for line in lines[:SNIFF_LINES]]
     nonempty = sum(1 for rest, _ in head if rest.strip()) or 1
     times = [when for _, when in head if when is not None]
-    if len(times) / nonempty < TIMED_SHARE:
-        return None
-    kinds = {when.kind for when in times}
-    if len(kinds) > 1:
-        kinds = {k for k in kinds if k != "relative"} or kinds
-    kind = sorted(kinds)[0]
-    origin_s = 0.0 if kind == "relative" else min(w.t_s for w in times if w.kind == kind)
-    timed = _TimedLines(lines, kind, origin_s)
-    anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
+    if len(times) / nonempty >= TIMED_SHARE:
+        kinds = {when.kind for when in times}
+        if len(kinds) > 1:
+            kinds = {k for k in kinds if k != "relative"} or kinds
+        kind = sorted(kinds)[0]
+        origin_s = 0.0 if kind == "relative" else min(w.t_s for w in times if w.kind == kind)
+        timed = _TimedLines(lines, _prefix_stamps(lines, kind, origin_s))
+        anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
+    else:
+        seconds = _seconds_stamps(lines)
+        if seconds is None:
+            return None
+        kind, timed, anchor = "seconds", _TimedLines(lines, seconds), None
     obs = Observed(source=path, kind=f"log ({kind} times)", chunks=timed, t0_ns=0, wall_anchor=anchor, command=[],
                    merged=True, raw_lines=lines)
     obs.warnings.append("a log has no launch instant: times count from "

@@ -30,11 +30,12 @@ SUFFIX = ".capture.jsonl"
 
 
 class CaptureWriter:
-    """Appends one run's capture lines to ``DIR/<run_id>.capture.jsonl`` (mode 0666 & ~umask)."""
+    """Appends one run's capture lines to ``DIR/<run_id>.capture.jsonl`` (mode 0664 & ~umask: the umask is
+    honoured and the file is never world-writable; the child's output is in it)."""
 
     def __init__(self, directory: str, run_id: str) -> None:
         self.path = os.path.join(directory, run_id + SUFFIX)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o664)
         self._t0_ns = 0
 
     def header(self, header: dict) -> None:
