@@ -218,3 +218,20 @@ def test_capture_is_not_world_writable_even_with_umask_0(tmp):
     assert proc.returncode == 0
     [name] = os.listdir(tmp)
     assert not os.stat(tmp / name).st_mode & 0o002
+
+
+def test_llama_log_cut_short_gives_missing_phases_not_a_crash(tmp):
+    """Replays the real llama-completion run whose log thread lost its tail (exit 0, no echo, no perf block)."""
+    from .conftest import fixture
+
+    base = fixture("llama-cpp-0.3.36", "completion-lost-tail")
+    child = (f"import sys\nsys.stdout.buffer.write(open({base + '.stdout'!r}, 'rb').read())\n"
+             f"sys.stderr.buffer.write(open({base + '.stderr'!r}, 'rb').read())\n")
+    proc = run_phasewrap(["run", "--profile", "llama.cpp", "--format", "json", "--quiet", "--", sys.executable, "-c",
+                          child])
+    assert proc.returncode == 0
+    rec = json.loads(proc.stdout)
+    assert rec["status"] == "ok" and (rec["reported"] or {}).get("eval_ms") is None
+    reasons = {m["field"]: m["reason"] for m in rec["missing"]}
+    assert "never appeared" in reasons["load_s"] and "decode_s" in reasons
+    assert rec["phases"]["total_s"] > 0
