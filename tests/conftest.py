@@ -15,6 +15,26 @@ def fixture(*parts: str) -> str:
     return os.path.join(FIXTURES, *parts)
 
 
+# Real runs kept once under events/ and sse/; the parser tests read them under their shared-set names.
+RUN_FIXTURES = {
+    "warm-ngl99.events.jsonl": ("events", "h200-llama-completion-warm-ngl99.events.jsonl"),
+    "server.events.jsonl": ("events", "h200-llama-server.events.jsonl"),
+    "cold-p512.events.jsonl": ("events", "h200-transformers-cold-p512.events.jsonl"),
+    "warm-p512.events.jsonl": ("events", "h200-transformers-warm-p512.events.jsonl"),
+    "server-stream.txt": ("sse", "h200-llama-server-completion.sse"),
+    "server-openai-stream.txt": ("sse", "h200-llama-server-v1-completions.sse"),
+}
+ALL_LOG_NAMES = sorted([n for n in os.listdir(os.path.join(FIXTURES, "logs")) if n != "INDEX.md"]
+                       + list(RUN_FIXTURES))
+
+
+def log_fixture(name: str):
+    """A real log by its name in tests/fixtures/logs/INDEX.md."""
+    from pathlib import Path
+
+    return Path(FIXTURES, *RUN_FIXTURES[name]) if name in RUN_FIXTURES else Path(FIXTURES, "logs", name)
+
+
 def run_phasewrap(args, **kwargs) -> subprocess.CompletedProcess:
     """Run bin/phasewrap as a real process; stdout/stderr captured as bytes."""
     kwargs.setdefault("timeout", 120)

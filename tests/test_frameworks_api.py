@@ -1,13 +1,12 @@
 """The public API of wrapper.frameworks: detection, the incremental parser, explicit frameworks, unknown logs."""
 import json
-from pathlib import Path
 
 import pytest
 
 from wrapper.frameworks import DETECTION_WINDOW_LINES, FRAMEWORKS, REPORT_KEYS, ReportedParser, new_parser, parse_lines
+from .conftest import ALL_LOG_NAMES, log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
-ALL_LOGS = sorted(p.name for p in LOGS.iterdir() if p.name != "INDEX.md")
+ALL_LOGS = ALL_LOG_NAMES
 TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
            "prompt_tps", "eval_tps", "peak_memory_gb", "gpu_layers", "buffers", "moe_experts_cpu")
 # the family each capture comes from, as named in its file name or in INDEX.md
@@ -19,7 +18,7 @@ EXPECTED = {"ik_llama.cpp": "llama.cpp", "warm-ngl99.events.jsonl": "llama.cpp",
 
 def log_lines(name: str) -> list[str]:
     """A fixture's lines; for ``*.events.jsonl`` the stderr then stdout chunks joined per stream."""
-    path = LOGS / name
+    path = log_fixture(name)
     if not name.endswith(".events.jsonl"):
         return path.read_text(encoding="utf-8").splitlines(keepends=True)
     streams = {"err": "", "out": ""}
@@ -137,5 +136,5 @@ def test_a_wrapper_marker_counts_only_within_the_detection_window():
 
 
 def test_a_whole_text_is_split_into_lines():
-    path = LOGS / "mlx_lm__generate-minicpm3-separators-and-stats.log"
+    path = log_fixture("mlx_lm__generate-minicpm3-separators-and-stats.log")
     assert parse_lines(path.read_text(encoding="utf-8")) == parse_lines(log_lines(path.name))

@@ -1,16 +1,15 @@
 """vLLM, SGLang, TGI, TensorRT-LLM, mlx_lm and transformers logs -> reported figures; exact values as printed."""
 import json
-from pathlib import Path
 
 from wrapper.frameworks import parse_lines
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
            "prompt_tps", "eval_tps")
 
 
 def parse(name: str) -> list[dict]:
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         return parse_lines(fh)
 
 
@@ -23,7 +22,7 @@ def only(name: str, framework: str) -> dict:
 
 def events_stream(name: str, stream: str) -> list[str]:
     text = ""
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         for raw in fh:
             item = json.loads(raw)
             if isinstance(item, list) and item[1] == stream:

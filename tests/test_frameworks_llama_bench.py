@@ -1,13 +1,12 @@
 """llama-bench markdown, CSV, JSON and JSONL results -> one dict per result row; exact values as printed."""
-from pathlib import Path
 
 from wrapper.frameworks import parse_lines
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 
 def parse(name: str, framework=None) -> list[dict]:
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         return parse_lines(fh, framework)
 
 

@@ -1,21 +1,20 @@
 """llama.cpp CLI logs -> reported figures; exact values as printed in tests/fixtures/logs."""
 import json
-from pathlib import Path
 
 from wrapper.frameworks import parse_lines
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 
 def parse(name: str, framework=None) -> list[dict]:
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         return parse_lines(fh, framework)
 
 
 def events_lines(name: str) -> list[str]:
     """The lines of stderr then stdout of a ``*.events.jsonl`` capture (chunks joined per stream)."""
     streams = {"err": "", "out": ""}
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         for raw in fh:
             item = json.loads(raw)
             if isinstance(item, list):

@@ -1,21 +1,20 @@
 """llama-server logs and response bodies -> one dict per request; exact values as printed."""
 import json
-from pathlib import Path
 
 from wrapper.frameworks import from_server_timings, parse_lines
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 
 def parse(name: str, framework=None) -> list[dict]:
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         return parse_lines(fh, framework)
 
 
 def events_lines(name: str) -> list[str]:
     """The lines of stderr then stdout of a ``*.events.jsonl`` capture (chunks joined per stream)."""
     streams = {"err": "", "out": ""}
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         for raw in fh:
             item = json.loads(raw)
             if isinstance(item, list):
@@ -108,7 +107,7 @@ def test_openai_stream_body_last_event_with_usage():
 
 
 def test_from_server_timings_maps_the_object():
-    with open(LOGS / "server-openai-stream.txt", encoding="utf-8") as fh:
+    with open(log_fixture("server-openai-stream.txt"), encoding="utf-8") as fh:
         event = next(json.loads(line[len("data: "):]) for line in fh if '"timings"' in line)
     r = from_server_timings(event["timings"])
     assert r["framework"] == "llama-server"

@@ -1,13 +1,12 @@
 """ollama: `run --verbose` statistics and server logs -> reported figures; exact values as printed."""
-from pathlib import Path
 
 from wrapper.frameworks import parse_lines
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 
 def only(name: str) -> dict:
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         runs = parse_lines(fh)
     assert len(runs) == 1
     assert runs[0]["framework"] == "ollama"
@@ -63,7 +62,7 @@ def test_2024_runner_oom_creating_the_context():
 
 
 def test_offload_to_cpu_with_no_layers_offloaded():
-    path = LOGS / "ollama__ipex-llm-server-2024-12-offload-to-cpu-layers-offload-0.log"
+    path = log_fixture("ollama__ipex-llm-server-2024-12-offload-to-cpu-layers-offload-0.log")
     r = only(path.name)
     assert r["gpu_layers"] == {"offloaded": 0, "total": 29}
     assert r["extra"] == {"offload_to": "cpu", "layers_requested": -1, "memory_estimate_mib": {

@@ -1,19 +1,18 @@
 """strip_prefix and Go/Rust durations, on lines copied from the real logs in tests/fixtures/logs."""
 import calendar
-from pathlib import Path
 
 import pytest
 
 from wrapper.frameworks import PrefixTime, strip_prefix
 from wrapper.frameworks.durations import go_duration_ms, seconds_to_ms
 from wrapper.frameworks.units import integer, number, size_mib
+from .conftest import log_fixture
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 
 def line_of(name: str, marker: str) -> str:
     """The first line of a fixture log that contains ``marker``, as printed (newline kept)."""
-    with open(LOGS / name, encoding="utf-8") as fh:
+    with open(log_fixture(name), encoding="utf-8") as fh:
         return next(line for line in fh if marker in line)
 
 
