@@ -66,10 +66,11 @@ def test_signal_death_exits_128_plus_n_with_killed_record(tmp):
     assert rec["status"] == "killed" and rec["child"]["signal"] == signal.SIGSEGV
 
 
-def test_missing_binary_exits_127():
-    proc = run_phasewrap(["run", "--", "/nonexistent/llama-nope"])
+def test_missing_binary_exits_127_and_leaves_no_capture(tmp):
+    proc = run_phasewrap(["run", "--capture", str(tmp), "--", "/nonexistent/llama-nope"])
     assert proc.returncode == 127
     assert b"command not found" in proc.stderr
+    assert os.listdir(tmp) == []
 
 
 def test_invalid_regex_is_usage_error_naming_option():

@@ -5,6 +5,7 @@ reported-figures line feeder; samplers run beside; at the end everything is asse
 """
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import time
@@ -15,7 +16,7 @@ from . import profiles as _profiles
 from .aggregate import aggregate
 from .capture import CaptureWriter
 from .events import Chunk, Marker
-from .launch import Control, LaunchOptions, LaunchResult, launch
+from .launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build, iso_utc
 from .reported import LineFeeder
@@ -203,6 +204,11 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     pipeline = _Pipeline(tracker, feeder, capture, on_boundary)
     try:
         result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, clock=clock)
+    except StartError:
+        if capture is not None:  # nothing ran: leave no empty capture behind
+            capture.close()
+            os.unlink(capture.path)
+        raise
     finally:
         for sampler in samplers:
             sampler.notify("exit")
