@@ -117,11 +117,15 @@ def test_llama_server_request(models, api):
 
 
 def test_lfm2_moe_model_generates(models):
-    proc, rec = run_until_reported(["run", "--format", "json", "--quiet", "--", exe("llama-completion"), "-m",
-                                    models["moe"], "-p", PROMPT, "-n", "16", "-no-cnv"])
+    # the 6 MB MoE decodes thousands of tokens/s, so now and then all its output lands in one read and decode
+    # (first → last read) can't be measured: that is the run's honest result, so such runs are retried too
+    proc, rec = run_until(["run", "--format", "json", "--quiet", "--", exe("llama-completion"), "-m", models["moe"],
+                           "-p", PROMPT, "-n", "64", "-no-cnv"],
+                          lambda r: bool(r["reported"]) and r["reported"].get("eval_ms") is not None
+                          and r["phases"]["decode_s"] is not None)
     assert rec["status"] == "ok"
-    assert rec["tokens"]["output"] == 16
-    assert rec["phases"]["decode_s"] is not None
+    assert rec["reported"]["framework"] == "llama.cpp"
+    assert rec["tokens"]["output"] == 64
 
 
 def test_log_disable_warns_that_no_tokens_are_seen(models):
