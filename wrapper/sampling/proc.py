@@ -6,8 +6,9 @@ bound to its process, so a reused PID cannot be mistaken for it). That costs a f
 calls and is the only cheap source of major faults; and psutil's ``children(recursive=True)`` reads every
 process's stat (9 ms with 500 processes), where the tree scan here lists ``/proc`` and reads only PIDs it
 has not seen.
-The tree is rescanned every ``tree_refresh_s``; threads (``/proc/PID/task/*/stat``, one read per thread)
-every ``thread_every_s``, so ``busiest_thread_pct`` appears on those samples only and covers that span.
+The tree is rescanned every ``tree_refresh_s``; threads (``/proc/PID/task/*/stat``, one read per thread) every
+tick while the tree has at most ``SMALL_TREE_THREADS`` threads, else every ``thread_every_s``; so
+``busiest_thread_pct`` appears on those samples only and covers the span since the previous thread reading.
 
 CPU percentages come from deltas of utime+stime between ticks (no "first call returns 0"); a process
 counts from its second reading on, and a tick where a process vanished has ``cpu_pct = None`` (its last
@@ -27,6 +28,7 @@ from ..events import Sample
 from .runner import SamplerUnavailable, ThreadedSampler
 
 DEVICE = "proc"
+SMALL_TREE_THREADS = 32
 
 # Indices into the fields after the ")" that ends the command name in /proc/PID/stat (field N -> N - 3).
 _PPID, _MAJFLT, _UTIME, _STIME, _RSS = 1, 9, 11, 12, 21
@@ -152,6 +154,7 @@ class ProcSampler(ThreadedSampler):
         self._last_ns: Optional[int] = None
         self._last_threads_ns: Optional[int] = None
         self._tree_refreshes = 0
+        self._threads_seen = 0
 
     def _open(self, pid: int) -> None:
         try:
@@ -177,7 +180,9 @@ class ProcSampler(ThreadedSampler):
     def _tick(self) -> list[Sample]:
         if self._n % self._tree_every == 0:
             self._refresh_tree()
-        read_threads = self._n % self._thread_every == 0
+        # A small tree's threads are read every tick (a short load phase still gets its busiest thread);
+        # a server with hundreds of threads only every thread_every_s.
+        read_threads = self._n % self._thread_every == 0 or self._threads_seen <= SMALL_TREE_THREADS
         self._n += 1
         cpu_ticks, rss_pages, vanished = self._read_processes(with_cpu=True)
         vanished = vanished or self._vanished_between_ticks
@@ -186,6 +191,7 @@ class ProcSampler(ThreadedSampler):
         if read_threads:
             for tr in self._tracked.values():
                 busiest_ticks = max(busiest_ticks, self._thread_ticks_delta(tr))
+            self._threads_seen = sum(len(tr.thread_ticks) for tr in self._tracked.values())
         now = self._clock()
         values: dict[str, Optional[float]] = {
             "cpu_pct": None,
