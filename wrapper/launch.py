@@ -258,7 +258,6 @@ def launch(
 def _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, clock, state) -> LaunchResult:
     sel = selectors.DefaultSelector()
     dest = {out_r: opts.out_fd if opts.passthrough else None, err_r: opts.err_fd if opts.passthrough else None}
-    names = {out_r: OUT, err_r: ERR}
     sel.register(out_r, selectors.EVENT_READ, OUT)
     sel.register(err_r, selectors.EVENT_READ, ERR)
     try:
@@ -317,7 +316,7 @@ def _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, c
                 except (BrokenPipeError, OSError):
                     # Our reader went away (`phasewrap run … | head -1`): keep the child running, discard.
                     dest[fd] = None
-                    closed.append(names[fd])
+                    closed.append(tag)
             on_chunk(Chunk(t_ns, tag, data))
         if exit_ns is None and exited and proc.poll() is not None:
             exit_ns = clock()
