@@ -56,3 +56,14 @@ def read_jsonl(path: str) -> list:
 @pytest.fixture
 def tmp(tmp_path):
     return tmp_path
+
+
+def events_lines(name: str, streams=("err", "out")) -> list:
+    """Lines of an ``*.events.jsonl`` run: each stream's chunks joined, then split (stderr first by default)."""
+    text = {stream: "" for stream in streams}
+    with open(log_fixture(name), encoding="utf-8") as fh:
+        for raw in fh:
+            item = json.loads(raw)
+            if isinstance(item, list) and item[1] in text:
+                text[item[1]] += item[2]
+    return [line for stream in streams for line in text[stream].splitlines(keepends=True)]

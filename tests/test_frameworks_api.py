@@ -4,7 +4,7 @@ import json
 import pytest
 
 from wrapper.frameworks import DETECTION_WINDOW_LINES, FRAMEWORKS, REPORT_KEYS, ReportedParser, new_parser, parse_lines
-from .conftest import ALL_LOG_NAMES, log_fixture
+from .conftest import ALL_LOG_NAMES, events_lines, log_fixture
 
 ALL_LOGS = ALL_LOG_NAMES
 TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
@@ -18,15 +18,9 @@ EXPECTED = {"ik_llama.cpp": "llama.cpp", "warm-ngl99.events.jsonl": "llama.cpp",
 
 def log_lines(name: str) -> list[str]:
     """A fixture's lines; for ``*.events.jsonl`` the stderr then stdout chunks joined per stream."""
-    path = log_fixture(name)
-    if not name.endswith(".events.jsonl"):
-        return path.read_text(encoding="utf-8").splitlines(keepends=True)
-    streams = {"err": "", "out": ""}
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        item = json.loads(raw)
-        if isinstance(item, list):
-            streams[item[1]] += item[2]
-    return streams["err"].splitlines(keepends=True) + streams["out"].splitlines(keepends=True)
+    if name.endswith(".events.jsonl"):
+        return events_lines(name)
+    return log_fixture(name).read_text(encoding="utf-8").splitlines(keepends=True)
 
 
 def expected_framework(name: str) -> str:

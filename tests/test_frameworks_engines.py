@@ -1,8 +1,7 @@
 """vLLM, SGLang, TGI, TensorRT-LLM, mlx_lm and transformers logs -> reported figures; exact values as printed."""
-import json
 
 from wrapper.frameworks import parse_lines
-from .conftest import log_fixture
+from .conftest import events_lines, log_fixture
 
 TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
            "prompt_tps", "eval_tps")
@@ -18,16 +17,6 @@ def only(name: str, framework: str) -> dict:
     assert len(runs) == 1
     assert runs[0]["framework"] == framework
     return runs[0]
-
-
-def events_stream(name: str, stream: str) -> list[str]:
-    text = ""
-    with open(log_fixture(name), encoding="utf-8") as fh:
-        for raw in fh:
-            item = json.loads(raw)
-            if isinstance(item, list) and item[1] == stream:
-                text += item[2]
-    return text.splitlines(keepends=True)
 
 
 def test_vllm_v0_weights_gb_and_blocks_and_no_oom_from_advice():
@@ -126,8 +115,8 @@ def test_transformers_accelerate_offload_warnings():
 
 
 def test_transformers_h200_script_loading_bar_and_no_false_cpu_fallback():
-    cold = parse_lines(events_stream("cold-p512.events.jsonl", "err"))
-    warm = parse_lines(events_stream("warm-p512.events.jsonl", "err"))
+    cold = parse_lines(events_lines("cold-p512.events.jsonl", ("err",)))
+    warm = parse_lines(events_lines("warm-p512.events.jsonl", ("err",)))
     assert [r["framework"] for r in cold + warm] == ["transformers", "transformers"]
     # the finished "Loading weights" bars end "[00:05<00:00, 20.71it/s]" and "[00:01<00:00, 79.20it/s]"
     assert cold[0]["extra"] == {"weights_progress_elapsed_ms": 5000}

@@ -2,24 +2,12 @@
 import json
 
 from wrapper.frameworks import parse_lines
-from .conftest import log_fixture
-
+from .conftest import events_lines, log_fixture
 
 
 def parse(name: str, framework=None) -> list[dict]:
     with open(log_fixture(name), encoding="utf-8") as fh:
         return parse_lines(fh, framework)
-
-
-def events_lines(name: str) -> list[str]:
-    """The lines of stderr then stdout of a ``*.events.jsonl`` capture (chunks joined per stream)."""
-    streams = {"err": "", "out": ""}
-    with open(log_fixture(name), encoding="utf-8") as fh:
-        for raw in fh:
-            item = json.loads(raw)
-            if isinstance(item, list):
-                streams[item[1]] += item[2]
-    return streams["err"].splitlines(keepends=True) + streams["out"].splitlines(keepends=True)
 
 
 def only(name: str) -> dict:
