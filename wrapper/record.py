@@ -46,6 +46,7 @@ class RunFacts:
     child: dict = field(default_factory=dict)
     stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
     resources: Optional[dict] = None
+    token_stream_problem: Optional[str] = None  # why the token stream had nothing (a failed --request)
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -81,6 +82,8 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
             reason = why_marker("first_token", f.first_token_spec)
         elif f.ready_spec is not None and "ready" not in m:
             reason = "the first-token rule starts after the ready marker, which never appeared"
+        elif f.token_stream_problem:
+            reason = f.token_stream_problem
         else:
             reason = f"no output on the token stream ({f.token_stream}) that is not the echoed prompt"
         if "ready" in m:

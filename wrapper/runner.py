@@ -264,9 +264,11 @@ def _apply_stream(facts: RunFacts, stream) -> None:
         reason = ("the server never became ready, so the request was not sent" if "ready" not in facts.markers
                   else "the request did not finish before the server exited")
         facts.warnings.append(f"--request: {reason}")
+        facts.token_stream_problem = f"no --request result: {reason}"
         return
     if stream.error:
         facts.warnings.append(f"--request: {stream.error}")
+        facts.token_stream_problem = f"the --request failed: {stream.error}"
     for name, t_ns in (("request_sent", stream.t_sent_ns), ("first_token", stream.t_first_content_ns),
                        ("last_token", stream.t_last_content_ns)):
         if t_ns is not None:

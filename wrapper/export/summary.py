@@ -58,13 +58,16 @@ def render(record: dict) -> str:
     for name, key in PHASE_ROWS:
         value = phases.get(key)
         share = "" if value is None or not total else f"{value / total:.0%}"
-        seconds = _fmt(value) if value is not None else f"n/a ({_reason(record, key) or 'not measured'})"
+        seconds = _fmt(value) if value is not None else "n/a *"
         per_phase = resources.get(name) or {}
         rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
     lines = [f"phasewrap: run {record['run_id']} · {record['status']} (exit {record['exit_code']}) · "
              f"profile {record['profile']}"]
     lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [c[0] for c in res_cols],
                           disable_numparse=True))
+    for name, key in PHASE_ROWS:
+        if phases.get(key) is None:
+            lines.append(f"* {name}: {_reason(record, key) or 'not measured'}")
     tokens = record.get("tokens") or {}
     if tokens.get("output") is not None:
         rate = record.get("ms_per_token")
