@@ -352,3 +352,12 @@ def test_a_body_left_open_after_the_end_event_is_not_waited_for(server):
     result = run(StreamRequest(server.base_url, "p", 32, timeout_s=5))
     assert time.monotonic() - start < 2.0
     assert result.error is None and result.tokens == 32
+
+
+def test_url_in_text_reads_what_the_server_printed():
+    from wrapper.request import url_in_text
+
+    assert url_in_text("srv  llama_server: listening on http://127.0.0.1:18080") == "http://127.0.0.1:18080"
+    assert url_in_text("INFO: Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)") == "http://127.0.0.1:8000"
+    assert url_in_text("listening on http://[::]:9000") == "http://[::1]:9000"
+    assert url_in_text("server is listening") is None

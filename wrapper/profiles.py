@@ -112,7 +112,7 @@ PROFILES: dict[str, Profile] = {
             summary="llama-server: ready when it logs `listening on` / `server is listening`; tokens come from "
             "the HTTP stream of --request",
             executables=(r"llama-server", r"server"),
-            ready=r"server is listening on|listening on http|HTTP server listening",
+            ready=r"(?:server is listening on|listening on) https?://\S+|HTTP server listening",
             ready_stream=ANY,
             version_args=("--version",),
             server=True,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import threading
 import time
@@ -220,6 +221,17 @@ def base_url_from(command: Sequence[str], default_port: int, *, default_host: st
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--port: {port!r} in the server command is not a port number (1-65535)")
     return f"http://{_host_for_url(_reachable(host))}:{int(port)}"
+
+
+_URL = re.compile(r"https?://(\[[0-9A-Fa-f:]+\]|[\w.-]+):(\d{1,5})")
+
+
+def url_in_text(text: str) -> Optional[str]:
+    """The ``http://host:port`` a server printed (``listening on http://0.0.0.0:8080``), reachable form; or None."""
+    match = _URL.search(text or "")
+    if match is None:
+        return None
+    return f"http://{_host_for_url(_reachable(match.group(1)))}:{int(match.group(2))}"
 
 
 class StreamRequest:

@@ -106,10 +106,14 @@ def prepare(config: RunConfig) -> Prepared:
                     tuple(_profiles.command_warnings(profile, config.command)))
 
 
-def _request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clock=time.monotonic_ns):
-    from .request import StreamRequest, base_url_from  # http.client costs start-up time most runs never need
+def _request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clock=time.monotonic_ns,
+                 ready_text: str = ""):
+    """The --request to send. Where to: --url; else the URL the server printed in its ready line; else its
+    command's --host/--port (or the profile's environment variable, e.g. OLLAMA_HOST); else the profile's port."""
+    from .request import StreamRequest, base_url_from, url_in_text  # http.client: start-up most runs don't need
 
-    base = config.url or base_url_from(config.command, profile.default_port or 8080, host_env=profile.host_env)
+    base = config.url or url_in_text(ready_text) or base_url_from(
+        config.command, profile.default_port or 8080, host_env=profile.host_env, env=config.env or os.environ)
     return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
                          discover_model=profile.discover_model and config.model is None and config.api == "openai",
                          on_done=on_done, clock=clock)
@@ -181,11 +185,12 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     own_control = None
     if cfg.request is not None and control is None:
         control = own_control = Control()
-    if cfg.request is not None:
-        request = _request_for(cfg, prep.profile, on_done=lambda _r: control.stop("request complete"), clock=clock)
 
     def on_boundary(name: str) -> None:
-        if name == "ready" and request is not None:
+        nonlocal request
+        if name == "ready" and cfg.request is not None:
+            request = _request_for(cfg, prep.profile, on_done=lambda _r: control.stop("request complete"),
+                                   clock=clock, ready_text=tracker.found["ready"].text)
             request.start()
         for sampler in samplers:
             sampler.notify(name)
