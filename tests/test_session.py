@@ -95,3 +95,15 @@ def test_bad_records_file_is_one_line_exit_2(tmp):
     empty = tmp / "empty.jsonl"
     empty.write_text("")
     assert run_phasewrap(["compare", str(empty), str(bad)]).returncode == 2
+
+
+def test_corrupted_line_is_skipped_and_counted(tmp):
+    log = tmp / "runs.jsonl"
+    assert run_phasewrap(["run", "--quiet", "--format", "none", "--jsonl", str(log), "--", *STANDIN, "--load-s",
+                          "0.02", "--ttft-s", "0.02", "--tokens", "3"]).returncode == 0
+    with open(log, "a") as fh:
+        fh.write('{"schema": "phasewrap.run/1", "run_id": "cut-off\n')
+    proc = run_phasewrap(["diagnose", str(log)])
+    assert proc.returncode == 0
+    err = proc.stderr.decode()
+    assert "skipped 1 unreadable line(s): line 2" in err
