@@ -158,3 +158,18 @@ def test_ts_seconds_log_unrolls_minute_wraps(tmp):
     first_t = next(e[0] for e in chunks if e[1] == "out")
     assert abs(rec["phases"]["load_s"] - (ready_t - chunks[0][0])) <= 0.001
     assert abs(rec["phases"]["ttft_s"] - (first_t - ready_t)) <= 0.001
+
+
+def test_h200_llama_completion_run_measured_beside_reported():
+    """The real CUDA llama-completion run: phases from the chunks, llama.cpp's own figures beside them."""
+    [rec] = _analyze_json([fixture("events", "h200-llama-completion-warm-ngl99.events.jsonl")])
+    assert rec["profile"] == "llama.cpp"
+    assert rec["phases"]["load_s"] == 0.808579
+    assert rec["phases"]["ttft_s"] == round(0.994552 - 0.808579, 6)
+    assert rec["phases"]["decode_s"] == round(1.32605 - 0.994552, 6)
+    rep = rec["reported"]
+    assert (rep["load_ms"], rep["prompt_eval_ms"], rep["prompt_tokens"], rep["eval_ms"], rep["eval_tokens"]) == (
+        443.24, 183.92, 1761, 328.31, 127)
+    assert rec["tokens"]["output"] == 128 and rec["tokens"]["source"] == "reported"
+    decode = {row["phase"]: row for row in rec["reported_vs_measured"]}["decode_s"]
+    assert 0.95 <= decode["ratio"] <= 1.05 and not decode["flagged"]
