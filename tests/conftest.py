@@ -53,6 +53,17 @@ def read_jsonl(path: str) -> list:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+try:
+    import matplotlib  # noqa: F401 (only asking whether the plot extra is installed)
+    HAVE_MPL = True
+except ImportError:
+    HAVE_MPL = False
+needs_mpl = pytest.mark.skipif(not HAVE_MPL, reason="matplotlib not installed: pip install 'phasewrap[plot]'")
+PLOT_TINY = fixture("plot", "tiny.capture.jsonl")
+PLOT_COLD = fixture("plot", "h200-cold.capture.jsonl")
+PLOT_WARM = fixture("plot", "h200-warm.capture.jsonl")
+
+
 @pytest.fixture
 def tmp(tmp_path):
     return tmp_path

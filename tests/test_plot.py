@@ -7,22 +7,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import fixture
+from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
 from wrapper import plot
 from wrapper.events import Sample
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the figures never touch pyplot; this keeps any other import headless
-try:
-    import matplotlib  # noqa: F401 (only asking whether it is there)
-    HAVE_MPL = True
-except ImportError:
-    HAVE_MPL = False
-needs_mpl = pytest.mark.skipif(not HAVE_MPL, reason="matplotlib not installed: pip install 'phasewrap[plot]'")
-
-TINY = fixture("plot", "tiny.capture.jsonl")
-COLD = fixture("plot", "h200-cold.capture.jsonl")
-WARM = fixture("plot", "h200-warm.capture.jsonl")
+TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

@@ -4,22 +4,12 @@ import re
 import sys
 from html.parser import HTMLParser
 
-import pytest
 
-from tests.conftest import fixture
+from tests.conftest import HAVE_MPL, PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
 from wrapper import report
 
-try:
-    import matplotlib  # noqa: F401 (only asking whether it is there)
-    HAVE_MPL = True
-except ImportError:
-    HAVE_MPL = False
-needs_mpl = pytest.mark.skipif(not HAVE_MPL, reason="matplotlib not installed: pip install 'phasewrap[plot]'")
-
-TINY = fixture("plot", "tiny.capture.jsonl")
-COLD = fixture("plot", "h200-cold.capture.jsonl")
-WARM = fixture("plot", "h200-warm.capture.jsonl")
+TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
 
 
 class Page(HTMLParser):
