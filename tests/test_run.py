@@ -236,3 +236,12 @@ def test_llama_log_cut_short_gives_missing_phases_not_a_crash(tmp):
     reasons = {m["field"]: m["reason"] for m in rec["missing"]}
     assert "never appeared" in reasons["load_s"] and "decode_s" in reasons
     assert rec["phases"]["total_s"] > 0
+
+
+def test_closed_stdin_is_not_confused_with_the_childs_pipes():
+    # `0<&-`: phasewrap started with stdin closed, as cron or a CI runner may do
+    child = "import sys, os; os.write(1, b'stdin ' + (b'empty' if sys.stdin.read() == '' else b'odd'))"
+    proc = subprocess.run(["sh", "-c", 'exec "$@" 0<&-', "sh", *PHASEWRAP, "run", "--format", "none", "--",
+                           sys.executable, "-c", child], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"stdin empty"

@@ -484,7 +484,18 @@ COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": c
             "plot": cmd_plot, "report": cmd_report}
 
 
+def _ensure_standard_fds() -> None:
+    """Cron and CI may start us with stdin/stdout/stderr closed: give them /dev/null, or the first pipe we
+    open would land on fd 0-2 and the child would inherit its own output pipe as stdin."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.set_inheritable(os.open(os.devnull, os.O_RDWR), True)  # lands on the lowest free fd: this one
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    _ensure_standard_fds()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
