@@ -180,7 +180,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
     framework = prep.profile.framework if not prep.candidates else None
     feeder = LineFeeder(framework)
-    capture = CaptureWriter(cfg.capture_dir, run_id) if cfg.capture_dir else None
+    capture, capture_warning = _open_capture(cfg.capture_dir, run_id)
     request = None
     own_control = None
     if cfg.request is not None and control is None:
@@ -236,12 +236,27 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         capture.samples(samples)
         capture.event("samplers", {"infos": infos})
     facts.resources = aggregate(samples, phase_windows(facts.markers, result.t0_ns, result.exit_ns), infos)
+    for warning in (capture_warning, capture.failure if capture is not None else None):
+        if warning:
+            facts.warnings.append(warning)
     record = build(facts)
     record.update(extra or {})
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
     return record, result
+
+
+def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:
+    """The run's capture writer, or (None, why) when its file can't be created: the run goes on without it."""
+    if not directory:
+        return None, None
+    try:
+        return CaptureWriter(directory, run_id), None
+    except OSError as exc:
+        from .export.writer import show_path
+
+        return None, f"--capture: cannot create a capture in {show_path(directory)} ({exc.strerror}); none was written"
 
 
 def phase_windows(markers: dict, t0_ns: int, end_ns: Optional[int]) -> dict:
