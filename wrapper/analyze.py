@@ -387,8 +387,11 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     if obs.request is not None:
         from .request import StreamResult
 
+        result = dict(obs.request["result"])
+        result["content_stamps_ns"] = tuple(t + obs.t0_ns for t in result.get("content_stamps_ns", ()))
+        result["gap_texts"] = tuple(tuple(pair) for pair in result.get("gap_texts", ()))
         stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
-                                 for k, v in obs.request["result"].items()})
+                                 for k, v in result.items()})
         _apply_stream(facts, stream)
     samples, infos, warnings = side_samples(side, obs.wall_anchor, obs.source)
     samples = list(obs.samples) + samples

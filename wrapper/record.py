@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from .events import Marker
+from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
 
 SCHEMA = "phasewrap.run/1"
@@ -47,6 +48,7 @@ class RunFacts:
     stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
     resources: Optional[dict] = None
     token_stream_problem: Optional[str] = None  # why the token stream had nothing (a failed --request)
+    gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -134,6 +136,22 @@ def _compare(phases: dict, reported: Optional[dict], definitions: dict) -> list[
     return rows
 
 
+def _gaps(f: RunFacts, tokens: dict) -> dict:
+    """The decode gaps and stalls from the token reads' stamps (see ``gaps``); null with a reason otherwise."""
+    kept = f.gap_stamps
+    first, last = f.markers.get("first_token"), f.markers.get("last_token")
+    if kept is None or first is None:
+        reason = "no first token" if first is None else "the token reads were not stamped"
+    elif not kept.complete:
+        reason = "the log was read only up to its markers, so not every token read was stamped"
+    else:
+        counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
+        return decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
+                           texts=kept.texts)
+    return {"decode_gaps_ms": None, "stalls": None, "stalls_total": None, "stall_share_of_decode": None,
+            "reason": reason}
+
+
 def build(f: RunFacts) -> dict:
     """The run record as a JSON-ready dict.
 
@@ -155,6 +173,9 @@ def build(f: RunFacts) -> dict:
     decode = phases["decode_s"]
     n = tokens["output"]
     ms_per_token = round(decode * 1000 / (n - 1), 4) if decode and n and n > 1 else None
+    gaps = _gaps(f, tokens)
+    if gaps["reason"] is not None:
+        missing.append({"field": "decode_gaps_ms", "reason": gaps["reason"]})
     markers = {name: None for name in ("ready", "first_token", "last_token")}
     for name, mk in m.items():
         markers[name] = {"t_s": _since(f.t0_ns, mk), "stream": mk.stream, "text": mk.text}
@@ -171,6 +192,11 @@ def build(f: RunFacts) -> dict:
         "tokens": tokens,
         "ms_per_token": ms_per_token,
         "tokens_per_s": round(1000.0 / ms_per_token, 3) if ms_per_token else None,
+        "tpot_ms": ms_per_token,
+        "decode_gaps_ms": gaps["decode_gaps_ms"],
+        "stalls": gaps["stalls"],
+        "stalls_total": gaps["stalls_total"],
+        "stall_share_of_decode": gaps["stall_share_of_decode"],
         "markers": markers,
         "profile": f.profile,
         "tags": dict(f.tags),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
+from .gaps import GapStamps
 from .sse import Event, SSEParser
 
 OPENAI = "openai"
@@ -45,6 +46,8 @@ class StreamResult:
     tokens / tokens_source: the best token count and where it came from (``tokens_predicted``, ``len(tokens)``,
     ``usage.completion_tokens`` or ``content_events``, which undercounts when an event carries several tokens).
     timings / usage: the server's objects verbatim, from the last event carrying them.
+    content_stamps_ns: the stamp of each read that completed content events (one per read), for the decode gaps;
+    gap_texts: ``(index, text)`` for each of those reads that came ≥ 50 ms after the one before: the text before it.
     """
 
     url: str
@@ -63,6 +66,8 @@ class StreamResult:
     timings: Optional[dict]
     usage: Optional[dict]
     error: Optional[str]
+    content_stamps_ns: tuple = ()
+    gap_texts: tuple = ()
 
 
 def event_content(api: str, obj: Any) -> str:
@@ -104,6 +109,7 @@ class StreamTally:
         self.error: Optional[str] = None
         self._tokens_predicted: Optional[int] = None
         self._token_ids = 0
+        self.gaps = GapStamps()
 
     def add(self, t_ns: int, event: Event) -> None:
         """Count one event, completed by the read stamped ``t_ns``."""
@@ -121,8 +127,10 @@ class StreamTally:
             return
         if "error" in obj:
             self._fail(f"the server reported an error in the stream: {json.dumps(obj['error'])[:ERROR_BODY_CHARS]}")
-        if event_content(self.api, obj):
+        content = event_content(self.api, obj)
+        if content:
             self.content_events += 1
+            self.gaps.add(t_ns, content.encode("utf-8"))
             if self.t_first_content_ns is None:
                 self.t_first_content_ns = t_ns
             self.t_last_content_ns = t_ns
@@ -317,7 +325,8 @@ class StreamRequest:
             t_first_content_ns=tally.t_first_content_ns, t_last_content_ns=tally.t_last_content_ns,
             t_end_ns=tally.t_end_ns, events=tally.events, content_events=tally.content_events,
             tokens=tokens, tokens_source=source, timings=tally.timings, usage=tally.usage,
-            error=state["error"] or tally.error,
+            error=state["error"] or tally.error, content_stamps_ns=tuple(tally.gaps.stamps),
+            gap_texts=tuple((i, text.decode("utf-8", "replace")) for i, text in sorted(tally.gaps.texts.items())),
         )
         if self.on_done is not None:
             try:

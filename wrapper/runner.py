@@ -16,6 +16,7 @@ from . import profiles as _profiles
 from .aggregate import aggregate
 from .capture import CaptureWriter
 from .events import Chunk, Marker
+from .gaps import GapStamps
 from .launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build, iso_utc
@@ -260,6 +261,8 @@ def _stream_json(stream, t0_ns: int) -> dict:
     for key in ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns"):
         if out[key] is not None:
             out[key] -= t0_ns  # the capture's clock: ns since launch
+    out["content_stamps_ns"] = [t - t0_ns for t in stream.content_stamps_ns]
+    out["gap_texts"] = [list(pair) for pair in stream.gap_texts]
     return out
 
 
@@ -279,6 +282,8 @@ def _apply_stream(facts: RunFacts, stream) -> None:
         if t_ns is not None:
             facts.markers[name] = Marker(name, t_ns, HTTP, "")
     facts.token_chunks = stream.content_events
+    facts.gap_stamps = GapStamps.of(stream.content_stamps_ns,
+                                    {i: text.encode("utf-8") for i, text in stream.gap_texts})
     facts.stream_tokens = (stream.tokens, stream.tokens_source)
     if stream.timings:
         from .frameworks import from_server_timings
@@ -323,6 +328,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
         pending=tracker.pending(),
         token_stream=prep.tokens.stream,
         token_chunks=tracker.token_chunks,
+        gap_stamps=tracker.gap_stamps,
         reported=reported[-1] if reported else None,
         reported_output_offset=profile.reported_output_offset,
         definitions=dict(profile.definitions),
