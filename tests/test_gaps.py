@@ -95,3 +95,33 @@ def test_standin_stalls_agree_with_the_child_clock(tmp_path):
     assert rec["tpot_ms"] == rec["ms_per_token"]
     share = sum(s["gap_ms"] for s in rec["stalls"]) / (rec["phases"]["decode_s"] * 1000)
     assert abs(rec["stall_share_of_decode"] - share) <= 0.001
+
+
+def test_server_stream_stalls_and_their_capture_replay(tmp_path):
+    """Through --request the gaps are between the reads that completed content events; analyze of the capture
+    gives the same fields."""
+    import socket
+
+    from .conftest import read_jsonl
+    from .test_run import SERVER
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run_phasewrap(["run", "--quiet", "--ready", "listening on", "--request", "hello", "--max-tokens", "30",
+                          "--format", "json", "--capture", str(tmp_path), "--", *SERVER, "--port", str(port),
+                          "--load-s", "0.1", "--ttft-s", "0.05", "--interval-s", "0.01", "--stall-before", "20",
+                          "--stall-s", "0.25"])
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout)
+    assert rec["decode_gaps_ms"]["n"] == 29 and rec["decode_gaps_ms"]["per"] == "token"
+    assert rec["stalls_total"] == 1
+    [stall] = rec["stalls"]
+    assert 250 <= stall["gap_ms"] < 300 and stall["after"].endswith("until you measure each phase")
+    [cap] = [p for p in tmp_path.iterdir() if p.name.endswith(".capture.jsonl")]
+    again = run_phasewrap(["analyze", "--ready", "listening on", "--format", "json", str(cap)])
+    assert again.returncode == 0, again.stderr
+    [replayed] = json.loads(again.stdout) if again.stdout.lstrip().startswith(b"[") else [json.loads(again.stdout)]
+    for key in ("tpot_ms", "decode_gaps_ms", "stalls", "stalls_total", "stall_share_of_decode"):
+        assert replayed[key] == rec[key], key
+    assert read_jsonl(str(cap))[-1]["type"] == "record"

@@ -70,6 +70,31 @@ class StreamResult:
     gap_texts: tuple = ()
 
 
+_STAMP_KEYS = ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns")
+
+
+def stream_to_json(stream: StreamResult, t0_ns: int) -> dict:
+    """A result as the capture keeps it: every stamp in ns since launch (``t0_ns``)."""
+    out = dict(stream.__dict__)
+    for key in _STAMP_KEYS:
+        if out[key] is not None:
+            out[key] -= t0_ns
+    out["content_stamps_ns"] = [t - t0_ns for t in stream.content_stamps_ns]
+    out["gap_texts"] = [list(pair) for pair in stream.gap_texts]
+    return out
+
+
+def stream_from_json(obj: dict, t0_ns: int) -> StreamResult:
+    """The inverse of ``stream_to_json`` (captures written before a field existed get its default)."""
+    out = dict(obj)
+    for key in _STAMP_KEYS:
+        if out.get(key) is not None:
+            out[key] += t0_ns
+    out["content_stamps_ns"] = tuple(t + t0_ns for t in out.get("content_stamps_ns", ()))
+    out["gap_texts"] = tuple(tuple(pair) for pair in out.get("gap_texts", ()))
+    return StreamResult(**out)
+
+
 def event_content(api: str, obj: Any) -> str:
     """The generated text one decoded event carries: llama's ``content``; OpenAI's ``choices[].text`` (completions)
     or ``choices[].delta.content`` (chat), over all choices."""
