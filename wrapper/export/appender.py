@@ -9,8 +9,10 @@ import fcntl
 import os
 from typing import Callable, Optional
 
+from ..errors import UsageError
 
-class OutputPathError(ValueError):
+
+class OutputPathError(UsageError):
     """An output path that can't be written; raised before the child starts."""
 
 
