@@ -19,6 +19,7 @@ from .errors import GpuBusy, StartError, UsageError
 log = logging.getLogger("phasewrap")
 
 PathOrRecords = Union[str, os.PathLike, Sequence]
+EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
 __all__ = ["run", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy"]
@@ -28,10 +29,12 @@ class RunRecords(list):
     """The records of one ``run()`` call, in run order (warm-ups included, marked ``warmup: true``).
 
     ``exit_status``: what ``phasewrap run`` exits with — the last run's exit code (128+N when signal N ended
-    it), 0 when nothing ran.
+    it), 0 when nothing ran, ``EXIT_OUTPUT`` (74) when the runs succeeded but a record could not be written to
+    the JSONL or CSV file. ``unwritten``: the run_ids of those records.
     """
 
     exit_status: int = 0
+    unwritten: list = []
 
 
 def _marks(marks) -> list:
@@ -77,11 +80,17 @@ def _check_seconds(name: str, value, allow_none: bool = True) -> None:
 
 
 def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
-    from .export.appender import OutputPathError, check_writable
+    from .export import csvlog
+    from .export.writer import OutputPathError, check_writable, show_path
 
     for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
         if path:
             check_writable(option, path)
+    if csv and os.path.isfile(csv):
+        with open(csv, "rb") as fh:
+            problem = csvlog.header_problem(fh.read(1 << 16))
+        if problem:
+            raise OutputPathError(f"--csv: {show_path(csv)} {problem}; give a new file name (nothing was appended)")
     if capture_dir:
         if os.path.exists(capture_dir) and not os.path.isdir(capture_dir):
             raise OutputPathError(f"--capture: {capture_dir} is not a directory; give a directory")
@@ -94,13 +103,20 @@ def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
             raise OutputPathError(f"--capture: cannot write in {capture_dir} (permission denied)")
 
 
-def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> None:
+def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> bool:
+    """Append the record to the JSONL and CSV files, each on its own; a failure is logged as an error.
+    Returns False when an output could not be written."""
     from .export import csvlog
     from .export import jsonl as jsonl_format
-    from .export.appender import append_locked
+    from .export.writer import OutputError, append_locked, show_path
 
+    ok = True
     if jsonl:
-        append_locked(jsonl, lambda _first: jsonl_format.line(record))
+        try:
+            append_locked(jsonl, lambda _first: jsonl_format.line(record), "--jsonl")
+        except OutputError as exc:
+            log.error("%s", exc)
+            ok = False
     if csv:
         dropped: list = []
 
@@ -109,10 +125,15 @@ def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> N
             dropped.extend(lost)
             return text
 
-        append_locked(csv, make)
+        try:
+            append_locked(csv, make, "--csv")
+        except OutputError as exc:
+            log.error("%s", exc)
+            return False
         if dropped:
             log.warning("--csv: %s's header has no column for tag(s) %s; they are in the JSONL record only "
-                        "(start a new CSV file to get columns for them)", csv, ", ".join(dropped))
+                        "(start a new CSV file to get columns for them)", show_path(csv), ", ".join(dropped))
+    return ok
 
 
 def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
@@ -130,12 +151,13 @@ def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
 
 
 def _plot_after_run(records: list, capture_dir: Optional[str], path: str) -> None:
+    from .export.writer import show_path
     from .plot import PlotUnavailable, load_runs, timeline, views_from_records
 
     inputs = [os.path.join(capture_dir, r["run_id"] + ".capture.jsonl") for r in records] if capture_dir else []
     try:
         timeline(load_runs(inputs) if inputs else views_from_records(records), path)
-        log.info("timeline written to %s", path)
+        log.info("timeline written to %s", show_path(path))
     except (PlotUnavailable, ValueError, OSError) as exc:
         log.warning("--plot: %s", exc)
 
@@ -191,8 +213,11 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         log.warning("%s", warning.text)
     _refuse_or_warn_busy_gpu(gpu, require_idle_gpu)
 
+    unwritten: list = []
+
     def finished(record: dict) -> None:
-        _append_outputs(record, jsonl, csv)
+        if not _append_outputs(record, jsonl, csv):
+            unwritten.append(record["run_id"])
         if on_record is not None:
             on_record(record)
 
@@ -203,8 +228,13 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
                                   make_samplers=lambda: make_samplers(gpu, cpu, interval))
     out = RunRecords(records)
     out.exit_status = status
+    out.unwritten = unwritten
     if plot and records:
         _plot_after_run(records, capture_dir, plot)
+    if unwritten:
+        log.error("%d record(s) not written to every output (%s); see the errors above", len(unwritten),
+                  ", ".join(unwritten))
+        out.exit_status = status or EXIT_OUTPUT
     return out
 
 

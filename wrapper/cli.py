@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 from . import __version__, api, profiles
 from .errors import GpuBusy, StartError, UsageError
 from .export import csvlog, jsonl, summary
+from .export.writer import show_path
 from .markers import ANY
 
 EXIT_USAGE = 2
@@ -276,7 +277,7 @@ class _StderrHandler(logging.Handler):
     """The library's log lines as the CLI shows them: ``phasewrap: warning: …`` / ``phasewrap: …``."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        label = "warning: " if record.levelno >= logging.WARNING else ""
+        label = "warning: " if record.levelno == logging.WARNING else ""
         _err(f"phasewrap: {label}{record.getMessage()}")
 
 
@@ -377,13 +378,13 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     api.plot(args.inputs, args.output, compare=args.compare)
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     api.report(args.inputs, args.output)
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
@@ -405,6 +406,11 @@ def _ensure_standard_fds() -> None:
             os.fstat(fd)
         except OSError:
             os.set_inheritable(os.open(os.devnull, os.O_RDWR), True)  # lands on the lowest free fd: this one
+    # Python started without them has sys.stdout / sys.stderr set to None: give it the /dev/null ones.
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -419,9 +425,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         return COMMANDS[args.subcommand](args)
-    except UsageError as exc:
+    except ValueError as exc:  # UsageError, and any other bad input a module names in one line
         message = str(exc)
-        if args is not None and not message.startswith("phasewrap"):  # a file's own message: say which subcommand
+        # a message naming a file gets the subcommand in front; one naming an option (--csv: …) stands as it is
+        if args is not None and not message.startswith(("phasewrap", "-")):
             message = f"phasewrap {args.subcommand}: {message}"
         _err(message)
         return EXIT_USAGE
