@@ -44,8 +44,9 @@ def test_vllm_v1_engine_metrics_and_spec_decoding():
     assert r["extra"] == {
         "engine_metrics": {"lines": 2, "max_prompt_tps": 0.0, "max_generation_tps": 28.4,
                            "last": {"prompt_tps": 0.0, "generation_tps": 0.0, "running_reqs": 0, "waiting_reqs": 0,
-                                    "gpu_kv_cache_usage_pct": 0.0}},
-        "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0}}
+                                    "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0}},
+        "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0, "accepted_tps": 15.60,
+                          "drafted_tps": 38.99, "accepted_tokens": 78, "drafted_tokens": 195}}
     assert r["prompt_tps"] is None and r["eval_tps"] is None
 
 
@@ -59,13 +60,14 @@ def test_sglang_scheduler_batches():
 def test_sglang_kv_cache_and_cuda_graph_capture():
     r = only("sglang__2025-11-capture-cuda-graph-end-time-elapsed.log", "sglang")
     assert r["extra"] == {"kv_cache_tokens": 2243474, "kv_k_gb": 59.91, "kv_v_gb": 59.91, "cuda_graph_ms": 5370.0,
-                          "cuda_graph_mem_gb": 1.44}
+                          "cuda_graph_mem_gb": 1.44, "avail_mem_after_kv_pool_gb": 40.03}
 
 
 def test_sglang_weights_loading():
     r = only("sglang__2025-11-startup-load-weight-kv-cache-allocated-cuda-graph-begin.log", "sglang")
     assert r["extra"] == {"weights_progress_elapsed_ms": 1000, "avail_mem_after_weights_gb": 28.91,
-                          "weights_mem_gb": 15.09, "kv_cache_tokens": 183133, "kv_k_gb": 11.18, "kv_v_gb": 11.18}
+                          "weights_mem_gb": 15.09, "kv_cache_tokens": 183133, "kv_k_gb": 11.18, "kv_v_gb": 11.18,
+                          "avail_mem_before_weights_gb": 44.00, "avail_mem_after_kv_pool_gb": 5.51}
     assert r["load_ms"] is None
 
 
