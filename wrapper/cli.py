@@ -106,11 +106,7 @@ def _add_marker_options(p: argparse.ArgumentParser) -> None:
                    help="an extra named marker, repeatable (e.g. imports='imports done' or weights@err='100%%')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
-                     "by wrapping the unmodified inference command.")
-    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
-    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+def _add_run(sub) -> None:
     run = sub.add_parser("run", help="wrap a command and measure its phases", epilog=RUN_EPILOG,
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Launch CMD, pass its output through, timestamp it, and report "
@@ -175,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_analyze(sub) -> None:
     ana = sub.add_parser("analyze", help="the same run records from captured output: captures, timestamped logs, "
                          "asciinema recordings, plain logs", formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Re-derive run records from recorded output. A phasewrap capture is replayed "
@@ -196,12 +195,18 @@ def build_parser() -> argparse.ArgumentParser:
     side.add_argument("--pidstat", metavar="FILE", help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
+
+
+def _add_env(sub) -> None:
     env = sub.add_parser("env", help="print the environment fingerprint recorded with each run",
                          description="Print host, CPU, memory, GPUs, driver/CUDA, and for a command its executable "
                          "(path, size, sha256, version) and model files (size, disk, filesystem) as JSON.",
                          epilog="example: phasewrap env -- llama-completion -m model.gguf")
     env.add_argument("--model-file", action="append", default=[], metavar="PATH")
     env.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_compare(sub) -> None:
     cmp = sub.add_parser("compare", help="compare two sets of runs phase by phase, and list what else differs",
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Per phase: each side's median, the difference, the ratio and whether it is "
@@ -216,10 +221,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
     cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+
+
+def _add_diagnose(sub) -> None:
     dia = sub.add_parser("diagnose", help="name the bottleneck and the smallest next step from recorded runs",
                          epilog="example: phasewrap diagnose runs.jsonl")
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _add_plot(sub) -> None:
     plo = sub.add_parser("plot", help="draw a timeline (phases, tokens, GPU/CPU/disk panels) or compare bars",
                          epilog="examples:\n  phasewrap plot caps/ -o timeline.png\n"
                          "  phasewrap plot --compare base.jsonl cand.jsonl -o bars.svg",
@@ -227,10 +238,26 @@ def build_parser() -> argparse.ArgumentParser:
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+
+
+def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+
+
+# One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
+SUBCOMMANDS = (_add_run, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
+                     "by wrapping the unmodified inference command.")
+    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+    for add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
@@ -322,7 +349,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         check_writable("--plot", args.plot)
     for warning in prepared[0].warnings:
-        _err(f"phasewrap: warning: {warning}")
+        _err(f"phasewrap: warning: {warning.text}")
     busy = busy_gpu_processes() if args.gpu != "off" else None
     if busy:
         listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
