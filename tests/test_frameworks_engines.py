@@ -35,7 +35,8 @@ def test_vllm_v1_tp_workers_model_loading():
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
     r = only("vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log", "vllm")
     assert r["extra"] == {"kv_cache_tokens": 396928, "max_concurrency": 3.03, "graph_capture_ms": 2000.0,
-                          "graph_capture_gib": 0.11, "init_engine_ms": 13700.0, "compilation_ms": 7280.0}
+                          "graph_capture_gib": 0.11, "init_engine_ms": 13700.0, "compilation_ms": 7280.0,
+                          "cuda_graph_pool_gib": 0.11, "cuda_graph_pool_estimated_gib": 0.14}
     assert r["load_ms"] is None  # "Model loaded in 22.4s" is the launcher's line, not vLLM's
 
 
@@ -44,7 +45,8 @@ def test_vllm_v1_engine_metrics_and_spec_decoding():
     assert r["extra"] == {
         "engine_metrics": {"lines": 2, "max_prompt_tps": 0.0, "max_generation_tps": 28.4,
                            "last": {"prompt_tps": 0.0, "generation_tps": 0.0, "running_reqs": 0, "waiting_reqs": 0,
-                                    "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0}},
+                                    "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0,
+                                    "mm_cache_hit_rate_pct": 0.0}},
         "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0, "accepted_tps": 15.60,
                           "drafted_tps": 38.99, "accepted_tokens": 78, "drafted_tokens": 195}}
     assert r["prompt_tps"] is None and r["eval_tps"] is None

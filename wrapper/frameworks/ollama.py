@@ -120,6 +120,8 @@ class Parser(FamilyParser):
             m = _GPU_LAYERS.search(text)
             if m is not None:
                 runs.set("gpu_layers", {"offloaded": int(m[1]), "total": int(m[2])})
+                if int(m[1]) < int(m[2]):
+                    runs.warn("offload_cpu", line)
                 return True
         if "llm library" in text:
             m = _LIBRARY.search(text)

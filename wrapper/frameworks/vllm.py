@@ -11,11 +11,14 @@ transform time: 12.88 s``), ``graph_compile_ms`` (``Compiling a graph for genera
 ``kv_cache_tokens`` (``GPU KV
 cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``), ``max_concurrency``,
 ``graph_capture_ms``/``graph_capture_gib`` (``Graph capturing finished in 2 secs, took 0.11 GiB``),
+``cuda_graph_pool_gib``/``cuda_graph_pool_estimated_gib`` (``CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB
+(estimated)``),
 ``init_engine_ms``/``compilation_ms`` (``init engine (…) took 13.70 s (compilation: 7.28 s)``),
 ``torch_compile_ms``; ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
 lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
-``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, and V0's separate
+``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
+and V0's separate
 ``Prefix cache hit rate: GPU: …%, CPU: …%`` line as ``gpu_/cpu_prefix_cache_hit_rate_pct``); ``spec_decoding``
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
 ``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
@@ -44,10 +47,11 @@ _KV_GIB = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
 _CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
 _GRAPH = re.compile(r"Graph capturing finished in ([\d.]+) secs?(?:, took ([\d.]+) GiB)?")
 _INIT_ENGINE = re.compile(r"init engine \(.*?\) took ([\d.]+) s(?:econds)?(?: \(compilation: ([\d.]+) s\))?")
+_GRAPH_POOL = re.compile(r"CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB \(estimated\)")
 _TORCH_COMPILE = re.compile(r"torch\.compile takes ([\d.]+) s in total")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
-                           r"|Prefix cache hit rate: ([\d.]+)%")
+                           r"|(Prefix|MM) cache hit rate: ([\d.]+)%")
 # V0 prints the prefix cache hit rate on a line of its own, per device.
 _PREFIX_CACHE_V0 = re.compile(r"Prefix cache hit rate: GPU: ([\d.]+)%, CPU: ([\d.]+)%")
 _SPEC = re.compile(r"Mean acceptance length: ([\d.]+).*?Avg Draft acceptance rate: ([\d.]+)%")
@@ -73,6 +77,7 @@ _RULES = (
     ("Maximum concurrency", _CONCURRENCY, "_concurrency"),
     ("Graph capturing finished", _GRAPH, "_graph"),
     ("init engine", _INIT_ENGINE, "_init_engine"),
+    ("CUDA graph pool memory", _GRAPH_POOL, "_graph_pool"),
     ("torch.compile takes", _TORCH_COMPILE, "_torch_compile"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
@@ -146,6 +151,10 @@ class Parser(FamilyParser):
         if m[2] is not None:
             self._extra("graph_capture_gib", float(m[2]))
 
+    def _graph_pool(self, m, text):
+        self._extra("cuda_graph_pool_gib", float(m[1]))
+        self._extra("cuda_graph_pool_estimated_gib", float(m[2]))
+
     def _init_engine(self, m, text):
         self._extra("init_engine_ms", seconds_to_ms(m[1]))
         if m[2] is not None:
@@ -157,13 +166,13 @@ class Parser(FamilyParser):
     def _metrics(self, m, text):
         prompt_tps, gen_tps = float(m[1]), float(m[2])
         last = {"prompt_tps": prompt_tps, "generation_tps": gen_tps}
-        for name, reqs, device, kv_pct, hit_pct in _METRIC_FIELD.findall(text):
+        for name, reqs, device, kv_pct, cache, hit_pct in _METRIC_FIELD.findall(text):
             if name:
                 last[name.lower() + "_reqs"] = int(reqs)
             elif device:
                 last[device.lower() + "_kv_cache_usage_pct"] = number(kv_pct)
             else:
-                last["prefix_cache_hit_rate_pct"] = number(hit_pct)
+                last[cache.lower() + "_cache_hit_rate_pct"] = number(hit_pct)
         extra = self.runs.current["extra"]
         summary = extra.get("engine_metrics")
         if summary is None:
