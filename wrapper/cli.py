@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 
 from . import __version__, profiles
 from .export import csvlog, jsonl, summary
-from .export.appender import OutputPathError, append_locked, check_writable
+from .export.writer import OutputError, OutputPathError, append_locked, check_writable, show_path, write_file
 from .launch import StartError
 from .markers import ANY
 from .pagecache import PageCacheError
@@ -20,6 +20,7 @@ from .sampling import busy_gpu_processes, make_samplers
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
 EXIT_BUSY = 3
+EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
 
 class UsageError(Exception):
@@ -278,6 +279,12 @@ def _check_outputs(args: argparse.Namespace) -> None:
     for option, path in (("--jsonl", args.jsonl), ("--csv", args.csv)):
         if path:
             check_writable(option, path)
+    if args.csv and os.path.isfile(args.csv):
+        with open(args.csv, "rb") as fh:
+            problem = csvlog.header_problem(fh.read(1 << 16))
+        if problem:
+            raise OutputPathError(f"--csv: {show_path(args.csv)} {problem}; give a new file name (nothing was "
+                                  "appended)")
     if args.capture:
         if os.path.exists(args.capture) and not os.path.isdir(args.capture):
             raise OutputPathError(f"--capture: {args.capture} is not a directory; give a directory")
@@ -290,9 +297,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise OutputPathError(f"--capture: cannot write in {args.capture} (permission denied)")
 
 
-def _append_outputs(record: dict, args: argparse.Namespace) -> None:
+def _append_outputs(record: dict, args: argparse.Namespace) -> bool:
+    """Append the record to --jsonl and --csv; each output on its own, a failure is one line on stderr.
+    Returns False when an output could not be written."""
+    ok = True
     if args.jsonl:
-        append_locked(args.jsonl, lambda _first: jsonl.line(record))
+        try:
+            append_locked(args.jsonl, lambda _first: jsonl.line(record), "--jsonl")
+        except OutputError as exc:
+            _err(f"phasewrap: {exc}")
+            ok = False
     if args.csv:
         dropped: list = []
 
@@ -301,10 +315,15 @@ def _append_outputs(record: dict, args: argparse.Namespace) -> None:
             dropped.extend(lost)
             return text
 
-        append_locked(args.csv, make)
+        try:
+            append_locked(args.csv, make, "--csv")
+        except OutputError as exc:
+            _err(f"phasewrap: {exc}")
+            return False
         if dropped:
-            _err(f"phasewrap: --csv: {args.csv}'s header has no column for tag(s) {', '.join(dropped)}; "
+            _err(f"phasewrap: --csv: {show_path(args.csv)}'s header has no column for tag(s) {', '.join(dropped)}; "
                  "they are in the JSONL record only (start a new CSV file to get columns for them)")
+    return ok
 
 
 def _out(text: str) -> None:
@@ -361,8 +380,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     single = len(prepared) == 1 and args.runs + args.warmup == 1
     progress = (lambda _m: None) if args.format == "none" else _err
 
+    lost: list = []
+
     def on_record(record: dict) -> None:
-        _append_outputs(record, args)
+        if not _append_outputs(record, args):
+            lost.append(record["run_id"])
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
@@ -385,6 +407,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         _out(jsonl.pretty(records[0] if single else records))
     if args.plot and records:
         _plot_after_run(records, args)
+    if lost:
+        _err(f"phasewrap: {len(lost)} record(s) not written to every output ({', '.join(lost)}); see the errors above")
+        return status or EXIT_OUTPUT
     return status
 
 
@@ -395,7 +420,7 @@ def _plot_after_run(records: list, args: argparse.Namespace) -> None:
     try:
         views = plot.load_runs(inputs) if inputs else plot.views_from_records(records)
         plot.timeline(views, args.plot)
-        _err(f"phasewrap: timeline written to {args.plot}")
+        _err(f"phasewrap: timeline written to {show_path(args.plot)}")
     except (plot.PlotUnavailable, ValueError, OSError) as exc:
         _err(f"phasewrap: --plot: {exc}")
 
@@ -495,7 +520,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     except plot.PlotUnavailable as exc:
         _err(f"phasewrap plot: {exc}")
         return EXIT_USAGE
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
@@ -503,7 +528,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
     write_report(args.inputs, args.output)
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
@@ -519,6 +544,11 @@ def _ensure_standard_fds() -> None:
             os.fstat(fd)
         except OSError:
             os.set_inheritable(os.open(os.devnull, os.O_RDWR), True)  # lands on the lowest free fd: this one
+    # Python started without them has sys.stdout / sys.stderr set to None: give it the /dev/null ones.
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -54,7 +54,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     tracker = tracker_for(prep)
     framework = prep.profile.framework if not prep.candidates else None
     feeder = LineFeeder(framework)
-    capture = CaptureWriter(cfg.capture_dir, run_id) if cfg.capture_dir else None
+    capture, capture_warning = _open_capture(cfg.capture_dir, run_id)
     request = None
     own_control = None
     if cfg.request is not None and control is None:
@@ -112,11 +112,26 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     if capture is not None:
         capture.samples(samples)
         capture.event("samplers", {"infos": infos})
+    for text in (capture_warning, capture.failure if capture is not None else None):
+        if text:
+            facts.warnings.append(RunWarning("capture", text))
     record = finish(facts, samples, infos)
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
     return record, result
+
+
+def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:
+    """The run's capture writer, or (None, why) when its file can't be created: the run goes on without it."""
+    if not directory:
+        return None, None
+    try:
+        return CaptureWriter(directory, run_id), None
+    except OSError as exc:
+        from .export.writer import show_path
+
+        return None, f"--capture: cannot create a capture in {show_path(directory)} ({exc.strerror}); none was written"
 
 
 def _start_end(result: LaunchResult) -> tuple[RunStart, RunEnd]:
