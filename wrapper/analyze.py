@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import frameworks
+from .errors import UsageError
 from .capture import SUFFIX, Capture, CaptureError, read_capture
 from .events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from .markers import ANY, MarkerSpec
@@ -37,7 +38,7 @@ RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
 
-class AnalyzeError(ValueError):
+class AnalyzeError(UsageError):
     """An input that can't be analyzed; the message names the file (and line) and the fix."""
 
 
@@ -392,10 +393,9 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     facts.carried = dict(obs.run_facts)
     facts.source = {"file": obs.source, "kind": obs.kind}
     if obs.request is not None:
-        from .request import StreamResult
+        from .request import stream_from_json
 
-        stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
-                                 for k, v in obs.request["result"].items()})
+        stream = stream_from_json(obs.request["result"], obs.t0_ns)
         apply_stream(facts, stream)
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
 
