@@ -17,7 +17,7 @@ import time
 from typing import Callable, Optional
 
 from ..events import Sample
-from .runner import ErrorLog, SamplerUnavailable, ThreadedSampler
+from .loops import ErrorLog, SamplerUnavailable, ThreadedSampler
 
 SOURCE = "nvml"
 _MIB = 1048576
