@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Optional, Sequence
 
@@ -15,6 +16,7 @@ from .pagecache import PageCacheError
 from .records_io import RecordsError, parse_tag_filters, read_records, select
 from .runner import RunConfig
 from .session import SessionConfig, check, parse_sweep, run_session
+from .signals import SignalGuard
 from .sampling import busy_gpu_processes, make_samplers
 
 EXIT_USAGE = 2
@@ -388,25 +390,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
-    try:
-        records, status = run_session(session, prepared, on_record=on_record, on_progress=progress,
-                                      make_samplers=lambda: make_samplers(args.gpu, args.cpu, args.interval))
-    except StartError as exc:
-        _err(f"phasewrap: {exc}")
-        return EXIT_NOT_FOUND
-    except PageCacheError as exc:
-        _err(f"phasewrap: {exc}")
-        return EXIT_USAGE
-    if args.format == "table" and records:
-        if single:
-            _err(summary.render(records[0]))
-        else:
-            _err(summary.render_runs(records, tuple(name for name, _ in session.sweeps)))
-        _err(_diagnosis_block(records))
-    elif args.format == "json":
-        _out(jsonl.pretty(records[0] if single else records))
-    if args.plot and records:
-        _plot_after_run(records, args)
+    with SignalGuard() as signals:  # from the first run to the summary: a signal stops the session, never us
+        try:
+            records, status = run_session(session, prepared, on_record=on_record, on_progress=progress,
+                                          make_samplers=lambda: make_samplers(args.gpu, args.cpu, args.interval),
+                                          signals=signals)
+        except StartError as exc:
+            _err(f"phasewrap: {exc}")
+            return EXIT_NOT_FOUND
+        except PageCacheError as exc:
+            _err(f"phasewrap: {exc}")
+            return EXIT_USAGE
+        if signals.received is not None and (not records or records[-1]["status"] != "interrupted"):
+            _err(f"phasewrap: stopped by signal {signals.received} between runs; {len(records)} run(s) recorded")
+        if args.format == "table" and records:
+            if single:
+                _err(summary.render(records[0]))
+            else:
+                _err(summary.render_runs(records, tuple(name for name, _ in session.sweeps)))
+            _err(_diagnosis_block(records))
+        elif args.format == "json" and (records or not single):
+            _out(jsonl.pretty(records[0] if single else records))
+        if args.plot and records:
+            _plot_after_run(records, args)
     if lost:
         _err(f"phasewrap: {len(lost)} record(s) not written to every output ({', '.join(lost)}); see the errors above")
         return status or EXIT_OUTPUT
@@ -566,6 +572,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ValueError as exc:  # bad input files (plots, reports): one line naming the file
         _err(f"phasewrap {args.subcommand}: {exc}")
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C before or after the runs: nothing to keep, no traceback
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":
