@@ -392,10 +392,9 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     facts.carried = dict(obs.run_facts)
     facts.source = {"file": obs.source, "kind": obs.kind}
     if obs.request is not None:
-        from .request import StreamResult
+        from .request import stream_from_json
 
-        stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
-                                 for k, v in obs.request["result"].items()})
+        stream = stream_from_json(obs.request["result"], obs.t0_ns)
         apply_stream(facts, stream)
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
 

@@ -21,6 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from . import profiles as _profiles
 from .events import Chunk, Marker, RunEnd, RunStart, RunWarning
+from .gaps import GapStamps
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build
 
@@ -191,6 +192,7 @@ def apply_stream(facts: RunFacts, stream) -> None:
         if t_ns is not None:
             facts.markers[name] = Marker(name, t_ns, HTTP, "")
     facts.token_chunks = stream.content_events
+    facts.gap_stamps = GapStamps.of(stream.content_stamps_ns, {i: text.encode("utf-8") for i, text in stream.gap_texts})
     facts.stream_tokens = (stream.tokens, stream.tokens_source)
     if stream.timings:
         from .frameworks import from_server_timings
@@ -224,6 +226,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
         pending=tracker.pending(),
         token_stream=prep.tokens.stream,
         token_chunks=tracker.token_chunks,
+        gap_stamps=tracker.gap_stamps,
         reported=reported[-1] if reported else None,
         reported_output_offset=profile.reported_output_offset,
         definitions=dict(profile.definitions),

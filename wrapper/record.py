@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from .events import Marker
+from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
 
 SCHEMA = "phasewrap.run/1"
@@ -51,6 +52,7 @@ class RunFacts:
     phases_source: Optional[str] = None  # "reported": a log without times, phases from the framework's figures
     source: Optional[dict] = None  # a re-analysis: {"file", "kind"} of the input
     carried: dict = field(default_factory=dict)  # keys the caller adds as they are (cache, env, warmup, repeat)
+    gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -197,6 +199,32 @@ def _token_rates(f: RunFacts, rec: dict) -> dict:
             "tokens_per_s": round(1000.0 / ms_per_token, 3) if ms_per_token else None}
 
 
+def _decode_gaps(f: RunFacts, rec: dict) -> dict:
+    """``tpot_ms`` and the inter-chunk gaps and stalls from the token reads' stamps (see ``gaps``); the gap fields
+    are null with a reason in ``missing`` where the stamps can't give them."""
+    tokens = rec["tokens"]
+    out = {"tpot_ms": rec["ms_per_token"]}
+    kept = f.gap_stamps
+    first, last = f.markers.get("first_token"), f.markers.get("last_token")
+    if f.phases_source == "reported":
+        reason = "the log has no timestamps"
+    elif kept is None or first is None:
+        reason = "no first token" if first is None else "the token reads were not stamped"
+    elif not kept.complete:
+        reason = "the log was read only up to its markers, so not every token read was stamped"
+    else:
+        counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
+        gaps = decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
+                           texts=kept.texts)
+        reason = gaps.pop("reason")
+        out.update(gaps)
+    if reason is not None:
+        out.update(dict.fromkeys(("decode_gaps_ms", "stalls", "stalls_total", "stall_share_of_decode")))
+    if reason is not None and f.phases_source != "reported":  # there, phases_source already says why
+        out["missing"] = rec["missing"] + [{"field": "decode_gaps_ms", "reason": reason}]
+    return out
+
+
 def _markers(f: RunFacts, _rec: dict) -> dict:
     markers = {name: None for name in ("ready", "first_token", "last_token")}
     for name, mk in f.markers.items():
@@ -233,7 +261,7 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
-SECTIONS: tuple = (_header, _phases, _token_rates, _markers, _labels, _reported, _carried)
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _carried)
 
 
 def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:

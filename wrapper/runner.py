@@ -107,7 +107,9 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     if request is not None:
         stream = request.result() if request.wait(1.0) else None
         if capture is not None and stream is not None:
-            capture.event("request", {"result": _stream_json(stream, result.t0_ns)})
+            from .request import stream_to_json
+
+            capture.event("request", {"result": stream_to_json(stream, result.t0_ns)})
         apply_stream(facts, stream)
     samples = [s for sampler in samplers for s in sampler.samples()]
     infos = [sampler.info() for sampler in samplers]
