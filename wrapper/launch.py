@@ -18,6 +18,7 @@ import tty
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from .errors import StartError
 from .events import ERR, OUT, Chunk
 from .signals import SignalGuard
 
@@ -26,10 +27,6 @@ PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
-
-
-class StartError(Exception):
-    """The command could not be started (not found, not executable)."""
 
 
 @dataclass

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
-from . import (llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm, tgi, transformers,
-               vllm, warn_rules)
+from . import (koboldcpp, llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm,
+               textgen_webui, tgi, transformers, vllm, warn_rules)
 from .base import FamilyParser
 from .llama_server import from_server_timings
 from .prefixes import PrefixTime, strip_prefix, strip_text
@@ -46,6 +46,9 @@ class Family:
 # Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
 FAMILIES = (
     Family("ollama", ollama.Parser),
+    Family("koboldcpp", koboldcpp.Parser, ("kobold", "kcpp")),
+    Family("text-generation-webui", textgen_webui.Parser, ("textgen", "oobabooga", "text_generation_webui",
+                                                           "tgwui")),
     Family("llama-server", llama_server.Parser, ("llama_server", "server")),
     Family("llama-bench", llama_bench.Parser, ("llama_bench",)),
     Family("llama.cpp", llama_cpp.Parser,
