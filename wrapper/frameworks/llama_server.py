@@ -26,7 +26,7 @@ import re
 
 from . import llama_cpp
 from .base import FamilyParser
-from .report import RUN_KEYS, Runs, new_report
+from .figures import RUN_KEYS, Runs, new_report
 from .units import number as units_number, scaled
 
 NAME = "llama-server"
