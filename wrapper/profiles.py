@@ -30,6 +30,8 @@ class Profile:
     definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
     server / default_port / host_env / discover_model: for --request: where the server listens unless the
         command line says (--port/--host), and whether the model name must be asked from /v1/models.
+    log_line: regex a whole line of the framework's own log matches; with stdout and stderr merged (an
+        asciinema recording, a timed log) text made only of such lines is neither the prompt's echo nor a token.
     """
 
     name: str
@@ -54,16 +56,21 @@ class Profile:
     default_port: Optional[int] = None
     host_env: Optional[str] = None
     discover_model: bool = False
+    log_line: Optional[str] = None
 
 
 LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
 LLAMA_FILE_FLAGS = ("-f", "--file")
+# llama.cpp's log lines: a `--log-timestamps` prefix, a `function: ` (or `two words: `) head, a tab-indented
+# continuation (sampler params), or nothing.
+LLAMA_LOG_LINE = (r"(?:\d+\.\d\d\.\d{3}\.\d{3} [IWEDT] .*|[ \t]*[A-Za-z_][\w.-]*(?: [\w.-]+)?:(?: .*)?|\t.*|\s*)")
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile(
             name="llama.cpp",
+            log_line=LLAMA_LOG_LINE,
             framework="llama.cpp",
             summary="llama-completion / main: ready when the prompt echo starts on stdout (printed just before "
             "prompt processing), or at the `generate: n_ctx = …` log line (stderr) if that is read first; first "
@@ -87,6 +94,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-cli",
+            log_line=LLAMA_LOG_LINE,
             framework="llama.cpp",
             summary="llama-cli --simple-io: ready at the `> ` input prompt on stdout (after the banner), first "
             "token = the first bytes after the echoed -p prompt, tokens end at the `[ Prompt: … ]` stats line",
@@ -108,6 +116,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-server",
+            log_line=LLAMA_LOG_LINE,
             framework="llama-server",
             summary="llama-server: ready when it logs `listening on` / `server is listening`; tokens come from "
             "the HTTP stream of --request",
