@@ -29,7 +29,9 @@ from .markers import ANY, MarkerSpec, PhaseTracker
 from .record import build
 from .reported import LineFeeder
 from .profiles import PROFILES
-from .runner import Prepared, RunConfig, _apply_stream, _detected_profile, facts_from, phase_windows, prepare
+from .loadsteps import LoadWatcher
+from .runner import (Prepared, RunConfig, _apply_stream, _detected_profile, add_load_steps, facts_from, phase_windows,
+                     prepare)
 
 SNIFF_BYTES = 64 << 10
 SNIFF_LINES = 200
@@ -369,7 +371,10 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
         prep = _merged(prep)
     tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
     feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
+    watcher = LoadWatcher() if prep.ready is not None else None
     for chunk in obs.chunks:
+        if watcher is not None and "ready" not in tracker.found:
+            watcher.feed(chunk)
         tracker.feed(chunk)
         if feeder is not None:
             feeder.feed(chunk)
@@ -395,6 +400,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     facts.warnings += warnings
     infos = list(obs.sampler_infos) + infos
     facts.resources = aggregate(samples, phase_windows(facts.markers, obs.t0_ns, result.exit_ns), infos)
+    add_load_steps(facts, profile, watcher, samples, infos)
     record = build(facts)
     record.update(obs.run_facts)
     record["source"] = {"file": obs.source, "kind": obs.kind}

@@ -47,6 +47,8 @@ class RunFacts:
     stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
     resources: Optional[dict] = None
     token_stream_problem: Optional[str] = None  # why the token stream had nothing (a failed --request)
+    load_steps: Optional[list] = None  # the load window cut into steps (loadsteps.py)
+    load_steps_reason: Optional[str] = None  # why load_steps is None
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -147,6 +149,8 @@ def build(f: RunFacts) -> dict:
         "total_s": None if f.end_ns is None else round((f.end_ns - f.t0_ns) / 1e9, 6),
     }
     missing = _missing_reasons(f)
+    if f.load_steps is None and f.load_steps_reason:
+        missing.append({"field": "load_steps", "reason": f.load_steps_reason})
     if phases["ttft_s"] is not None and phases["ttft_s"] < 0:
         phases["ttft_s"] = None
         missing.append({"field": "ttft_s", "reason": "the first token was read before the ready line (the "
@@ -180,6 +184,7 @@ def build(f: RunFacts) -> dict:
         "reported": f.reported,
         "reported_vs_measured": _compare(phases, f.reported, f.definitions),
         "resources": f.resources,
+        "load_steps": f.load_steps,
     }
 
 

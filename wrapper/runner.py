@@ -17,6 +17,7 @@ from .aggregate import aggregate
 from .capture import CaptureWriter
 from .events import Chunk, Marker
 from .launch import Control, LaunchOptions, LaunchResult, StartError, launch
+from .loadsteps import LoadWatcher, load_steps
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build, iso_utc
 from .reported import LineFeeder
@@ -128,16 +129,22 @@ class _Pipeline:
     """The per-chunk consumer: tracker, capture, reported lines, boundary notifications."""
 
     def __init__(self, tracker: PhaseTracker, feeder: LineFeeder, capture: Optional[CaptureWriter],
-                 on_boundary: Callable[[str], None]) -> None:
+                 on_boundary: Callable[[str], None], watcher: Optional[LoadWatcher] = None) -> None:
         self.tracker = tracker
         self.feeder = feeder
         self.capture = capture
         self._on_boundary = on_boundary
         self._seen = 0
+        self.watcher = watcher  # the load window's chunks, until ready
 
     def __call__(self, chunk: Chunk) -> None:
         tracker = self.tracker
         tracker.feed(chunk)
+        if self.watcher is not None:
+            self.watcher.feed(chunk)
+            if "ready" in tracker.found:
+                self.watcher.stop()
+                self.watcher = None
         if self.capture is not None:
             self.capture.chunk(chunk)
         self.feeder.feed(chunk)
@@ -206,7 +213,12 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s,
                          kill_grace_s=cfg.kill_grace_s, drain_s=cfg.drain_s, env=cfg.env,
                          out_fd=out_fd, err_fd=err_fd)
-    pipeline = _Pipeline(tracker, feeder, capture, on_boundary)
+    def on_line() -> None:
+        for sampler in samplers:
+            sampler.notify("line")
+
+    watcher = LoadWatcher(on_line) if prep.ready is not None else None
+    pipeline = _Pipeline(tracker, feeder, capture, on_boundary, watcher)
     try:
         result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, clock=clock)
     except StartError:
@@ -236,12 +248,23 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         capture.samples(samples)
         capture.event("samplers", {"infos": infos})
     facts.resources = aggregate(samples, phase_windows(facts.markers, result.t0_ns, result.exit_ns), infos)
+    add_load_steps(facts, profile, watcher, samples, infos)
     record = build(facts)
     record.update(extra or {})
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
     return record, result
+
+
+def add_load_steps(facts: RunFacts, profile: _profiles.Profile, watcher: Optional[LoadWatcher], samples: list,
+                   infos: list) -> None:
+    """The load window cut into steps (``load_steps``), from the watched chunks and the samples."""
+    if watcher is None:
+        facts.load_steps, facts.load_steps_reason = None, "no ready marker: the load window has no end"
+        return
+    facts.load_steps, facts.load_steps_reason = load_steps(
+        watcher.chunks, facts.markers, facts.t0_ns, profile.load_steps, samples, infos, watcher.truncated_ns)
 
 
 def phase_windows(markers: dict, t0_ns: int, end_ns: Optional[int]) -> dict:
