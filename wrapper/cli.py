@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 
 from . import __version__, profiles
 from .export import csvlog, jsonl, summary
-from .export.appender import OutputPathError, append_locked, check_writable
+from .export.writer import OutputError, OutputPathError, append_locked, check_writable, show_path, write_file
 from .launch import StartError
 from .markers import ANY
 from .pagecache import PageCacheError
@@ -20,6 +20,7 @@ from .sampling import busy_gpu_processes, make_samplers
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
 EXIT_BUSY = 3
+EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
 
 class UsageError(Exception):
@@ -106,11 +107,7 @@ def _add_marker_options(p: argparse.ArgumentParser) -> None:
                    help="an extra named marker, repeatable (e.g. imports='imports done' or weights@err='100%%')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
-                     "by wrapping the unmodified inference command.")
-    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
-    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+def _add_run(sub) -> None:
     run = sub.add_parser("run", help="wrap a command and measure its phases", epilog=RUN_EPILOG,
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Launch CMD, pass its output through, timestamp it, and report "
@@ -175,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_analyze(sub) -> None:
     ana = sub.add_parser("analyze", help="the same run records from captured output: captures, timestamped logs, "
                          "asciinema recordings, plain logs", formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Re-derive run records from recorded output. A phasewrap capture is replayed "
@@ -196,12 +196,18 @@ def build_parser() -> argparse.ArgumentParser:
     side.add_argument("--pidstat", metavar="FILE", help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
+
+
+def _add_env(sub) -> None:
     env = sub.add_parser("env", help="print the environment fingerprint recorded with each run",
                          description="Print host, CPU, memory, GPUs, driver/CUDA, and for a command its executable "
                          "(path, size, sha256, version) and model files (size, disk, filesystem) as JSON.",
                          epilog="example: phasewrap env -- llama-completion -m model.gguf")
     env.add_argument("--model-file", action="append", default=[], metavar="PATH")
     env.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_compare(sub) -> None:
     cmp = sub.add_parser("compare", help="compare two sets of runs phase by phase, and list what else differs",
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Per phase: each side's median, the difference, the ratio and whether it is "
@@ -216,10 +222,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
     cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+
+
+def _add_diagnose(sub) -> None:
     dia = sub.add_parser("diagnose", help="name the bottleneck and the smallest next step from recorded runs",
                          epilog="example: phasewrap diagnose runs.jsonl")
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _add_plot(sub) -> None:
     plo = sub.add_parser("plot", help="draw a timeline (phases, tokens, GPU/CPU/disk panels) or compare bars",
                          epilog="examples:\n  phasewrap plot caps/ -o timeline.png\n"
                          "  phasewrap plot --compare base.jsonl cand.jsonl -o bars.svg",
@@ -227,10 +239,26 @@ def build_parser() -> argparse.ArgumentParser:
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+
+
+def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+
+
+# One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
+SUBCOMMANDS = (_add_run, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
+                     "by wrapping the unmodified inference command.")
+    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+    for add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
@@ -251,6 +279,12 @@ def _check_outputs(args: argparse.Namespace) -> None:
     for option, path in (("--jsonl", args.jsonl), ("--csv", args.csv)):
         if path:
             check_writable(option, path)
+    if args.csv and os.path.isfile(args.csv):
+        with open(args.csv, "rb") as fh:
+            problem = csvlog.header_problem(fh.read(1 << 16))
+        if problem:
+            raise OutputPathError(f"--csv: {show_path(args.csv)} {problem}; give a new file name (nothing was "
+                                  "appended)")
     if args.capture:
         if os.path.exists(args.capture) and not os.path.isdir(args.capture):
             raise OutputPathError(f"--capture: {args.capture} is not a directory; give a directory")
@@ -263,9 +297,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise OutputPathError(f"--capture: cannot write in {args.capture} (permission denied)")
 
 
-def _append_outputs(record: dict, args: argparse.Namespace) -> None:
+def _append_outputs(record: dict, args: argparse.Namespace) -> bool:
+    """Append the record to --jsonl and --csv; each output on its own, a failure is one line on stderr.
+    Returns False when an output could not be written."""
+    ok = True
     if args.jsonl:
-        append_locked(args.jsonl, lambda _first: jsonl.line(record))
+        try:
+            append_locked(args.jsonl, lambda _first: jsonl.line(record), "--jsonl")
+        except OutputError as exc:
+            _err(f"phasewrap: {exc}")
+            ok = False
     if args.csv:
         dropped: list = []
 
@@ -274,10 +315,15 @@ def _append_outputs(record: dict, args: argparse.Namespace) -> None:
             dropped.extend(lost)
             return text
 
-        append_locked(args.csv, make)
+        try:
+            append_locked(args.csv, make, "--csv")
+        except OutputError as exc:
+            _err(f"phasewrap: {exc}")
+            return False
         if dropped:
-            _err(f"phasewrap: --csv: {args.csv}'s header has no column for tag(s) {', '.join(dropped)}; "
+            _err(f"phasewrap: --csv: {show_path(args.csv)}'s header has no column for tag(s) {', '.join(dropped)}; "
                  "they are in the JSONL record only (start a new CSV file to get columns for them)")
+    return ok
 
 
 def _out(text: str) -> None:
@@ -322,7 +368,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         check_writable("--plot", args.plot)
     for warning in prepared[0].warnings:
-        _err(f"phasewrap: warning: {warning}")
+        _err(f"phasewrap: warning: {warning.text}")
     busy = busy_gpu_processes() if args.gpu != "off" else None
     if busy:
         listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
@@ -334,8 +380,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     single = len(prepared) == 1 and args.runs + args.warmup == 1
     progress = (lambda _m: None) if args.format == "none" else _err
 
+    lost: list = []
+
     def on_record(record: dict) -> None:
-        _append_outputs(record, args)
+        if not _append_outputs(record, args):
+            lost.append(record["run_id"])
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
@@ -358,6 +407,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         _out(jsonl.pretty(records[0] if single else records))
     if args.plot and records:
         _plot_after_run(records, args)
+    if lost:
+        _err(f"phasewrap: {len(lost)} record(s) not written to every output ({', '.join(lost)}); see the errors above")
+        return status or EXIT_OUTPUT
     return status
 
 
@@ -368,7 +420,7 @@ def _plot_after_run(records: list, args: argparse.Namespace) -> None:
     try:
         views = plot.load_runs(inputs) if inputs else plot.views_from_records(records)
         plot.timeline(views, args.plot)
-        _err(f"phasewrap: timeline written to {args.plot}")
+        _err(f"phasewrap: timeline written to {show_path(args.plot)}")
     except (plot.PlotUnavailable, ValueError, OSError) as exc:
         _err(f"phasewrap: --plot: {exc}")
 
@@ -468,7 +520,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     except plot.PlotUnavailable as exc:
         _err(f"phasewrap plot: {exc}")
         return EXIT_USAGE
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
@@ -476,7 +528,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
     write_report(args.inputs, args.output)
-    _err(f"phasewrap: wrote {args.output}")
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
@@ -492,6 +544,11 @@ def _ensure_standard_fds() -> None:
             os.fstat(fd)
         except OSError:
             os.set_inheritable(os.open(os.devnull, os.O_RDWR), True)  # lands on the lowest free fd: this one
+    # Python started without them has sys.stdout / sys.stderr set to None: give it the /dev/null ones.
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

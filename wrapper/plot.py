@@ -22,6 +22,7 @@ from typing import Optional, Sequence
 from .capture import SUFFIX as CAPTURE_SUFFIX
 from .capture import CaptureError, read_capture
 from .export.summary import phase_bar
+from .export.writer import show_path, write_file
 from .record import SCHEMA as RECORD_SCHEMA
 
 INSTALL_HINT = "pip install 'phasewrap[plot]'"
@@ -359,12 +360,15 @@ def _check_format(fmt: str) -> str:
 
 
 def format_of(path: str) -> str:
-    """``png``, ``svg`` or ``html`` from the path's suffix; ValueError naming the path otherwise."""
+    """``png``, ``svg`` or ``html`` from the path's suffix (``-``, stdout: png); ValueError naming the path
+    otherwise."""
+    if path == "-":
+        return "png"
     suffix = os.path.splitext(path)[1]
     try:
         return _check_format(suffix)
     except ValueError:
-        raise ValueError(f"{path}: unknown picture format {suffix or '(no suffix)'!r}; "
+        raise ValueError(f"{show_path(path)}: unknown picture format {suffix or '(no suffix)'!r}; "
                          "use a file name ending in .png, .svg or .html") from None
 
 
@@ -547,7 +551,7 @@ def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
 def timeline(runs: Sequence[RunView], path: str) -> str:
     """Draw ``runs`` (see ``timeline_bytes``) into ``path``; the format follows its suffix. Returns path."""
     data = timeline_bytes(runs, format_of(path))
-    _write(path, data)
+    write_file(path, data)
     return path
 
 
@@ -607,13 +611,8 @@ def compare_bars(base_records: Sequence[dict], cand_records: Sequence[dict], pat
                  labels: tuple[str, str] = ("base", "candidate")) -> str:
     """Draw ``compare_bars_bytes`` into ``path``; the format follows its suffix. Returns path."""
     data = compare_bars_bytes(base_records, cand_records, format_of(path), labels)
-    _write(path, data)
+    write_file(path, data)
     return path
-
-
-def _write(path: str, data: bytes) -> None:
-    with open(path, "wb") as fh:
-        fh.write(data)
 
 
 def ascii_bar(record: dict) -> str:

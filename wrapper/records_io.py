@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional, Sequence
 
-SCHEMA = "phasewrap.run/1"
-SCHEMA_FAMILY = "phasewrap.run/"
+from .record import SCHEMA
+
+SCHEMA_FAMILY = SCHEMA.rsplit("/", 1)[0] + "/"  # phasewrap.run/: the family whose other versions are refused
 
 
 class RecordsError(Exception):

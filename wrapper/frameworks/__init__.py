@@ -109,6 +109,8 @@ def _trie_pattern(words: Iterable[str]) -> str:
 
 
 _WARN = object()  # routing target of the warn_rules keys
+# CSI sequences (colours, erase-line, cursor moves) and OSC sequences (window titles), as terminals print them.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 10_000
@@ -179,7 +181,10 @@ class StreamParser:
         self._build_routes()
 
     def feed_line(self, line: str) -> None:
-        """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split."""
+        """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
+        ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
             return  # the common case, kept to one regex search
