@@ -360,7 +360,7 @@ def classify(f: dict, dur_s: float) -> tuple[str, str]:
         parts.append(f"VRAM {vram:+.0f} MiB" + (f" at {vram_rate:.0f} MiB/s" if vram_rate is not None else ""))
     if util is not None:
         parts.append(f"GPU util {util:.0f} %")
-    if f["approximate"] and f["resolution_s"]:
+    if f["approximate"] and f["resolution_s"] and not f["exact_counters"]:
         parts.append(f"{f['resolution_s']:g} s sampling: approximate")
     evidence = "; ".join(parts) or "no samples"
     cores = None if cpu is None else cpu / 100
@@ -434,3 +434,34 @@ def load_steps(chunks: Sequence[Chunk], markers: Mapping[str, Marker], t0_ns: in
 def largest(steps: Optional[Sequence[dict]], n: int = 3) -> list[dict]:
     """The ``n`` longest steps, longest first."""
     return sorted(steps or [], key=lambda s: -s["dur_s"])[:n]
+
+
+def pooled(records: Sequence[dict]) -> list[dict]:
+    """Steps of several runs of one command, matched by name (first run's order): the median duration and disk
+    reads, the kind most runs gave (ties: the earliest run's), the evidence of the run nearest the median."""
+    from . import stats
+
+    by_name: dict[str, list] = {}
+    for record in records:
+        for step in record.get("load_steps") or []:
+            by_name.setdefault(step["name"], []).append(step)
+    out = []
+    for name, steps in by_name.items():
+        dur = stats.median([s["dur_s"] for s in steps])
+        kinds = [s["kind"] for s in steps]
+        kind = max(dict.fromkeys(kinds), key=kinds.count)
+        nearest = min((s for s in steps if s["kind"] == kind), key=lambda s: abs(s["dur_s"] - dur))
+        out.append({"name": name, "dur_s": dur, "kind": kind, "evidence": nearest["evidence"], "runs": len(steps),
+                    "disk_read_mib": stats.median([(s.get("resources") or {}).get("disk_read_mib") for s in steps]),
+                    "ended_by": nearest.get("ended_by")})
+    return out
+
+
+def summary_line(record: dict, n: int = 3) -> Optional[str]:
+    """``load steps (largest 3 of 5): 'model load' 0.80 s disk · …``, or None without steps."""
+    steps = record.get("load_steps")
+    if not steps:
+        return None
+    top = largest(steps, n)
+    listed = " · ".join(f"'{s['name']}' {s['dur_s']:.2f} s {s['kind']}" for s in top)
+    return f"load steps (largest {len(top)} of {len(steps)}): {listed}"
