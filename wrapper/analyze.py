@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import frameworks
+from .errors import UsageError
 from .capture import SUFFIX, Capture, CaptureError, read_capture
 from .events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from .markers import ANY, MarkerSpec
@@ -37,7 +38,7 @@ RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
 
-class AnalyzeError(ValueError):
+class AnalyzeError(UsageError):
     """An input that can't be analyzed; the message names the file (and line) and the fix."""
 
 

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from .errors import UsageError
 from .events import Chunk, Sample
 from .export.writer import show_path
 
@@ -95,7 +96,7 @@ class CaptureWriter:
             self._fd = -1
 
 
-class CaptureError(ValueError):
+class CaptureError(UsageError):
     """A capture file that can't be read; the message names the file and line."""
 
 

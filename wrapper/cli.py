@@ -2,29 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from typing import Optional, Sequence
 
-from . import __version__, profiles
+from . import __version__, api, profiles
+from .errors import GpuBusy, StartError, UsageError
 from .export import csvlog, jsonl, summary
-from .export.writer import OutputError, OutputPathError, append_locked, check_writable, show_path, write_file
-from .launch import StartError
+from .export.writer import show_path
 from .markers import ANY
-from .pagecache import PageCacheError
-from .records_io import RecordsError, parse_tag_filters, read_records, select
-from .runner import RunConfig
-from .session import SessionConfig, check, parse_sweep, run_session
-from .sampling import busy_gpu_processes, make_samplers
 
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
 EXIT_BUSY = 3
-EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
-
-
-class UsageError(Exception):
-    """Bad input: one line naming the option and the fix; exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -262,68 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_config(args: argparse.Namespace) -> RunConfig:
-    command = list(args.command)
-    if command and command[0] == "--":
-        command = command[1:]
-    return RunConfig(
-        command=command, profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
-        first_token=args.first_token, first_token_stream=args.first_token_stream, marks=list(args.mark),
-        tags=dict(args.tag), note=args.note, quiet=args.quiet, pty=args.pty, timeout_s=args.timeout,
-        kill_grace_s=args.kill_grace, capture_dir=args.capture, request=args.request, max_tokens=args.max_tokens,
-        api=args.api, url=args.url, model=args.model,
-    )
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
-    for option, path in (("--jsonl", args.jsonl), ("--csv", args.csv)):
-        if path:
-            check_writable(option, path)
-    if args.csv and os.path.isfile(args.csv):
-        with open(args.csv, "rb") as fh:
-            problem = csvlog.header_problem(fh.read(1 << 16))
-        if problem:
-            raise OutputPathError(f"--csv: {show_path(args.csv)} {problem}; give a new file name (nothing was "
-                                  "appended)")
-    if args.capture:
-        if os.path.exists(args.capture) and not os.path.isdir(args.capture):
-            raise OutputPathError(f"--capture: {args.capture} is not a directory; give a directory")
-        try:
-            os.makedirs(args.capture, exist_ok=True)
-        except OSError as exc:
-            raise OutputPathError(f"--capture: cannot create {args.capture} ({exc.strerror}); choose another "
-                                  "directory") from None
-        if not os.access(args.capture, os.W_OK):
-            raise OutputPathError(f"--capture: cannot write in {args.capture} (permission denied)")
-
-
-def _append_outputs(record: dict, args: argparse.Namespace) -> bool:
-    """Append the record to --jsonl and --csv; each output on its own, a failure is one line on stderr.
-    Returns False when an output could not be written."""
-    ok = True
-    if args.jsonl:
-        try:
-            append_locked(args.jsonl, lambda _first: jsonl.line(record), "--jsonl")
-        except OutputError as exc:
-            _err(f"phasewrap: {exc}")
-            ok = False
-    if args.csv:
-        dropped: list = []
-
-        def make(first: Optional[str]) -> str:
-            text, lost = csvlog.render([record], first)
-            dropped.extend(lost)
-            return text
-
-        try:
-            append_locked(args.csv, make, "--csv")
-        except OutputError as exc:
-            _err(f"phasewrap: {exc}")
-            return False
-        if dropped:
-            _err(f"phasewrap: --csv: {show_path(args.csv)}'s header has no column for tag(s) {', '.join(dropped)}; "
-                 "they are in the JSONL record only (start a new CSV file to get columns for them)")
-    return ok
+def _command(args: argparse.Namespace) -> list:
+    return list(args.command[1:] if args.command[:1] == ["--"] else args.command)
 
 
 def _out(text: str) -> None:
@@ -342,110 +273,70 @@ def _err(text: str) -> None:
         pass
 
 
-def _diagnosis_block(records: list) -> str:
-    from .diagnose import diagnose, render
+class _StderrHandler(logging.Handler):
+    """The library's log lines as the CLI shows them: ``phasewrap: warning: …`` / ``phasewrap: …``."""
 
-    return "diagnosis:\n" + render(diagnose(records))
+    def emit(self, record: logging.LogRecord) -> None:
+        label = "warning: " if record.levelno == logging.WARNING else ""
+        _err(f"phasewrap: {label}{record.getMessage()}")
 
 
-def _session_config(args: argparse.Namespace) -> SessionConfig:
-    try:
-        sweeps = [parse_sweep(text) for text in args.sweep]
-    except ValueError as exc:
-        raise UsageError(f"phasewrap run: {exc}") from None
-    return SessionConfig(base=_run_config(args), runs=args.runs, warmup=args.warmup, cold=args.cold,
-                         drop_caches=args.drop_caches, model_files=list(args.model_file), sweeps=sweeps,
-                         fingerprint=not args.no_env)
+def _show_library_log() -> None:
+    logger = logging.getLogger("phasewrap")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(_StderrHandler())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def _variants(sweeps: Sequence[str]) -> int:
+    count = 1
+    for text in sweeps:
+        count *= len(text.partition("=")[2].split(","))
+    return count
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    session = _session_config(args)
-    try:
-        prepared = check(session)
-    except ValueError as exc:
-        raise UsageError(f"phasewrap run: {exc}") from None
-    _check_outputs(args)
-    if args.plot:
-        check_writable("--plot", args.plot)
-    for warning in prepared[0].warnings:
-        _err(f"phasewrap: warning: {warning.text}")
-    busy = busy_gpu_processes() if args.gpu != "off" else None
-    if busy:
-        listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
-        if args.require_idle_gpu:
-            _err(f"phasewrap: --require-idle-gpu: the GPU is in use by {listing}; stop them or drop the option")
-            return EXIT_BUSY
-        _err(f"phasewrap: warning: other processes use the GPU ({listing}); timings are only comparable on an "
-             "idle GPU")
-    single = len(prepared) == 1 and args.runs + args.warmup == 1
-    progress = (lambda _m: None) if args.format == "none" else _err
-
-    lost: list = []
+    single = args.runs + args.warmup == 1 and _variants(args.sweep) == 1
+    sweep_names = tuple(text.partition("=")[0] for text in args.sweep)
 
     def on_record(record: dict) -> None:
-        if not _append_outputs(record, args):
-            lost.append(record["run_id"])
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
     try:
-        records, status = run_session(session, prepared, on_record=on_record, on_progress=progress,
-                                      make_samplers=lambda: make_samplers(args.gpu, args.cpu, args.interval))
+        records = api.run(
+            _command(args), ready=args.ready, first_token=args.first_token, marks=list(args.mark),
+            profile=args.profile, runs=args.runs, warmup=args.warmup, cold=args.cold, sweep=list(args.sweep),
+            gpu=args.gpu, cpu=args.cpu, interval=args.interval, capture_dir=args.capture, jsonl=args.jsonl,
+            csv=args.csv, require_idle_gpu=args.require_idle_gpu, timeout_s=args.timeout, quiet=args.quiet,
+            ready_stream=args.ready_stream, first_token_stream=args.first_token_stream, tags=dict(args.tag),
+            note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
+            model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
+            max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
+            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err)
+    except GpuBusy as exc:
+        _err(f"phasewrap: {exc}")
+        return EXIT_BUSY
     except StartError as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_NOT_FOUND
-    except PageCacheError as exc:
-        _err(f"phasewrap: {exc}")
-        return EXIT_USAGE
     if args.format == "table" and records:
         if single:
             _err(summary.render(records[0]))
         else:
-            _err(summary.render_runs(records, tuple(name for name, _ in session.sweeps)))
-        _err(_diagnosis_block(records))
-    elif args.format == "json":
-        _out(jsonl.pretty(records[0] if single else records))
-    if args.plot and records:
-        _plot_after_run(records, args)
-    if lost:
-        _err(f"phasewrap: {len(lost)} record(s) not written to every output ({', '.join(lost)}); see the errors above")
-        return status or EXIT_OUTPUT
-    return status
-
-
-def _plot_after_run(records: list, args: argparse.Namespace) -> None:
-    from . import plot
-
-    inputs = ([os.path.join(args.capture, r["run_id"] + ".capture.jsonl") for r in records] if args.capture else [])
-    try:
-        views = plot.load_runs(inputs) if inputs else plot.views_from_records(records)
-        plot.timeline(views, args.plot)
-        _err(f"phasewrap: timeline written to {show_path(args.plot)}")
-    except (plot.PlotUnavailable, ValueError, OSError) as exc:
-        _err(f"phasewrap: --plot: {exc}")
-
-
-def _read_records_arg(path: str) -> list:
-    records, skipped = read_records(path)
-    if skipped:
-        first = ", ".join(f"line {n} ({why})" for n, why in skipped[:3])
-        _err(f"phasewrap: {path}: skipped {len(skipped)} unreadable line(s): {first}")
-    return records
+            _err(summary.render_runs(records, sweep_names))
+        _err("diagnosis:\n" + render_findings(api.diagnose(records)))
+    elif args.format == "json" and records:
+        _out(jsonl.pretty(records[0] if single else list(records)))
+    return records.exit_status
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from .analyze import AnalyzeError, SideFiles, analyze
-
-    config = RunConfig(command=[], profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
-                       first_token=args.first_token, first_token_stream=args.first_token_stream,
-                       marks=list(args.mark))
-    side = SideFiles(dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset)
-    try:
-        records = analyze(args.files, config, side, framework=args.framework, on_progress=_err)
-    except AnalyzeError as exc:
-        raise UsageError(f"phasewrap analyze: {exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"phasewrap analyze: {exc}") from None
+    records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
+                          first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
+                          framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
+                          utc_offset_s=args.utc_offset, on_progress=_err)
     if args.format == "json":
         _out(jsonl.pretty(records))
     elif args.format == "csv":
@@ -460,7 +351,7 @@ def cmd_env(args: argparse.Namespace) -> int:
     from .env import fingerprint
     from .pagecache import model_files
 
-    command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    command = _command(args)
     profile = profiles.resolve("auto", command)[0] if command else None
     files = model_files(command, args.model_file) if command else list(args.model_file)
     _out(jsonl.pretty(fingerprint(command, files, profile.version_args if profile else ())))
@@ -468,68 +359,39 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare, render_table
+    from .compare import render_table
+    from .records_io import parse_tag_filters
 
-    if args.cand is None:
-        if not (args.base_tag and args.cand_tag):
-            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
-                             "--cand-tag K=V to select the two groups")
-        records = _read_records_arg(args.base)
-        base = select(records, parse_tag_filters(args.base_tag))
-        cand = select(records, parse_tag_filters(args.cand_tag))
-    else:
-        base, cand = _read_records_arg(args.base), _read_records_arg(args.cand)
-    for side, chosen in (("base", base), ("candidate", cand)):
-        if not chosen:
-            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
-    result = compare(base, cand)
-    if args.format == "json":
-        _out(jsonl.pretty(result))
-    else:
-        _out(render_table(result))
-    if args.plot:
-        from . import plot
-        try:
-            plot.compare_bars(base, cand, args.plot)
-        except (plot.PlotUnavailable, ValueError) as exc:
-            _err(f"phasewrap: --plot: {exc}")
+    result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
+                         cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
+    _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
     return 0
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from .diagnose import diagnose, render
-
-    records = [r for path in args.files for r in _read_records_arg(path)]
-    findings = diagnose(records)
-    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render(findings))
+    findings = api.diagnose(args.files)
+    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from . import plot
-
-    try:
-        if args.compare:
-            if len(args.inputs) != 2:
-                raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
-            plot.compare_bars(_read_records_arg(args.inputs[0]), _read_records_arg(args.inputs[1]), args.output)
-        else:
-            plot.timeline(plot.load_runs(args.inputs), args.output)
-    except plot.PlotUnavailable as exc:
-        _err(f"phasewrap plot: {exc}")
-        return EXIT_USAGE
+    api.plot(args.inputs, args.output, compare=args.compare)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import write_report
-
-    write_report(args.inputs, args.output)
+    api.report(args.inputs, args.output)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
+
+
+def render_findings(findings: list) -> str:
+    from .diagnose import render
+
+    return render(findings)
 
 
 COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
@@ -552,19 +414,23 @@ def _ensure_standard_fds() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """argparse → one library call → exit status: UsageError 2, StartError 127, GpuBusy 3, else the call's."""
     _ensure_standard_fds()
+    _show_library_log()
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.subcommand is None:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         return COMMANDS[args.subcommand](args)
-    except (UsageError, OutputPathError, RecordsError) as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-    except ValueError as exc:  # bad input files (plots, reports): one line naming the file
-        _err(f"phasewrap {args.subcommand}: {exc}")
+    except ValueError as exc:  # UsageError, and any other bad input a module names in one line
+        message = str(exc)
+        # a message naming a file gets the subcommand in front; one naming an option (--csv: …) stands as it is
+        if args is not None and not message.startswith(("phasewrap", "-")):
+            message = f"phasewrap {args.subcommand}: {message}"
+        _err(message)
         return EXIT_USAGE
 
 

@@ -8,6 +8,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from .energy import per_token
 from .events import Marker
 from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
@@ -261,6 +262,18 @@ def _load_steps(f: RunFacts, rec: dict) -> dict:
     return {"load_steps": None, "missing": rec["missing"] + [{"field": "load_steps", "reason": reason}]}
 
 
+def _energy_per_token(f: RunFacts, rec: dict) -> dict:
+    """Energy per output token, tokens per joule and prefill energy per input token, beside the phases' energy."""
+    resources = rec.get("resources")
+    if resources is None:
+        return {}
+    out = {"resources": {**resources, **per_token(resources, rec["tokens"])}}
+    if (resources.get("ttft") or {}).get("energy_j") is not None and not rec["tokens"].get("input"):
+        out["missing"] = rec["missing"] + [{"field": "resources.prefill_energy_per_input_token_mj",
+                                            "reason": "the input token count is unknown (the framework printed none)"}]
+    return out
+
+
 def _carried(f: RunFacts, _rec: dict) -> dict:
     out = dict(f.carried)
     if f.source is not None:
@@ -272,7 +285,8 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
-SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _load_steps, _carried)
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _energy_per_token,
+                   _load_steps, _carried)
 
 
 def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:

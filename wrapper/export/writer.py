@@ -20,10 +20,12 @@ import secrets
 import sys
 from typing import Callable, Optional, Union
 
+from ..errors import UsageError
+
 STDOUT = "-"
 
 
-class OutputError(ValueError):
+class OutputError(UsageError):
     """An output file that can't be written; the message is one line naming the file."""
 
 
