@@ -257,8 +257,9 @@ def _load_steps(f: RunFacts, rec: dict) -> dict:
     """The load window's steps, each with the resource that bound it; null with a reason in ``missing``."""
     if f.load_steps is not None:
         return {"load_steps": f.load_steps}
-    reason = ("the log has no timestamps" if f.phases_source == "reported"
-              else f.load_steps_reason or "the load window was not watched")
+    if f.phases_source == "reported":  # a log without times: phases_source already says why
+        return {"load_steps": None}
+    reason = f.load_steps_reason or "the load window was not watched"
     return {"load_steps": None, "missing": rec["missing"] + [{"field": "load_steps", "reason": reason}]}
 
 
