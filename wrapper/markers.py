@@ -197,8 +197,6 @@ class PhaseTracker:
             if match is None:
                 still.append(spec)
                 continue
-            if spec.name in self.found:
-                continue  # an alternative of a marker another spec already found (ready on either stream)
             self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
             if spec.name != "ready":
                 continue

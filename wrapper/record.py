@@ -78,17 +78,17 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
     out = []
     never = {spec.name: spec for spec in f.pending}
 
-    def why_marker(name: str, spec: Optional[MarkerSpec]) -> str:
+    def why_marker(name: str) -> str:
         if name in never:
             return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {never[name].stream}"
         return f"no {name} marker: profile {f.profile!r} has none; pass --{name.replace('_', '-')} REGEX"
 
     if "ready" not in m:
-        out.append({"field": "load_s", "reason": why_marker("ready", f.ready_spec)})
+        out.append({"field": "load_s", "reason": why_marker("ready")})
         out.append({"field": "ttft_s", "reason": "needs the ready marker"})
     if "first_token" not in m:
         if f.first_token_spec is not None:
-            reason = why_marker("first_token", f.first_token_spec)
+            reason = why_marker("first_token")
         elif f.ready_spec is not None and "ready" not in m:
             reason = "the first-token rule starts after the ready marker, which never appeared"
         elif f.token_stream_problem:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from .base import FamilyParser
-from .report import Runs
+from .figures import Runs
 from .units import integer, number
 
 NAME = "llama.cpp"
@@ -107,32 +107,47 @@ def _put(runs: Runs, key: str, value, check_repeat: bool) -> None:
         runs.set(key, value)
 
 
+def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
+    """The figures of one ``<name> = <value> ms / <n> tokens (… ms per token, … tokens per second)`` line as
+    ``[(key, value), …]``, the block's own figure first (``"x:name"`` keys go to ``extra``); None for a name not
+    in TIMING."""
+    spec = TIMING.get(name)
+    if spec is None:
+        return None
+    m = _VALUE.match(rest)
+    if m is None:
+        return None
+    primary, count_key, rate_key = spec
+    if primary == "x:graphs_reused":
+        return [(primary, integer(m["v"]))]
+    # llama.cpp prints times with "%.2f" and counts with "%d": a comma can only be a locale's decimal comma.
+    fields = [(primary, number(m["v"], decimal_comma=True))]
+    if count_key is not None and m["n"] is not None:
+        count = number(m["n"], decimal_comma=True) if m["nu"] == "%" else integer(m["n"], decimal_comma=True)
+        fields.append((count_key, count))
+    if rate_key is not None and m["tps"] is not None:
+        fields.append((rate_key, number(m["tps"], decimal_comma=True)))
+    return fields
+
+
 def apply_timing(runs: Runs, name: str, rest: str, load_key: str = "load_ms") -> bool:
-    """Apply one ``<name> = <value> ms / <n> tokens (… ms per token, … tokens per second)`` line to ``runs``.
+    """Apply one timing line (see ``timing_fields``) to ``runs``.
 
     The block's first figure already being set in the open run starts a new run. ``load_key`` lets a wrapper
     (ollama) file llama.cpp's own load time elsewhere than ``load_ms``. Returns False for a name not in TIMING.
     """
-    spec = TIMING.get(name)
-    if spec is None:
+    fields = timing_fields(name, rest)
+    if fields is None:
         return False
-    m = _VALUE.match(rest)
-    if m is None:
-        return False
-    primary, count_key, rate_key = spec
-    if primary == "load_ms":
-        primary = load_key
-    if primary == "x:graphs_reused":
-        _put(runs, primary, integer(m["v"]), False)
-        return True
-    # llama.cpp prints times with "%.2f" and counts with "%d": a comma can only be a locale's decimal comma.
-    _put(runs, primary, number(m["v"], decimal_comma=True), True)
-    if count_key is not None and m["n"] is not None:
-        count = number(m["n"], decimal_comma=True) if m["nu"] == "%" else integer(m["n"], decimal_comma=True)
-        _put(runs, count_key, count, False)
-    if rate_key is not None and m["tps"] is not None:
-        _put(runs, rate_key, number(m["tps"], decimal_comma=True), False)
+    for i, (key, value) in enumerate(fields):
+        _put(runs, load_key if key == "load_ms" else key, value, i == 0 and key != "x:graphs_reused")
     return True
+
+
+def perf_line(text: str) -> tuple[str, str] | None:
+    """(name, rest) of a ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line."""
+    m = _PERF.search(text)
+    return None if m is None else (m["name"], m["rest"])
 
 
 def feed_perf(text: str, runs: Runs, load_key: str = "load_ms") -> bool:

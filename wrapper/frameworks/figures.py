@@ -2,8 +2,8 @@
 
 One dict per run or request, all keys always present::
 
-    framework        llama.cpp | llama-server | llama-bench | ollama | vllm | mlx_lm | sglang | tgi |
-                     tensorrt-llm | transformers | unknown
+    framework        llama.cpp | llama-server | llama-bench | ollama | koboldcpp | text-generation-webui | vllm |
+                     mlx_lm | sglang | tgi | tensorrt-llm | transformers | unknown
     version          str as printed after "build:"/"build ="/"version:" etc., or None
     load_ms, prompt_eval_ms, eval_ms, total_ms, sampling_ms        float milliseconds
     prompt_tokens, eval_tokens                                     int
