@@ -12,6 +12,7 @@ from .energy import per_token
 from .events import Marker
 from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
+from .reasoning import Boundary, summary as reasoning_summary
 
 SCHEMA = "phasewrap.run/1"
 PHASES = ("load_s", "ttft_s", "decode_s", "total_s")
@@ -56,6 +57,7 @@ class RunFacts:
     gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
     load_steps: Optional[list] = None  # the load window cut into steps (loadsteps.py)
     load_steps_reason: Optional[str] = None  # why load_steps is None
+    thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -235,6 +237,23 @@ def _markers(f: RunFacts, _rec: dict) -> dict:
     return {"markers": markers}
 
 
+def _reasoning(f: RunFacts, rec: dict) -> dict:
+    """``reasoning`` for output that thought (see ``reasoning``); no key at all for output that did not."""
+    m = f.markers
+    start = m.get("request_sent") or m.get("ready")
+    first, last = m.get("first_token"), m.get("last_token")
+    stamps = f.gap_stamps.stamps if f.gap_stamps is not None else ()
+    found = reasoning_summary(f.thinking, stamps, first and first.t_ns, last and last.t_ns, start and start.t_ns)
+    if found is None:
+        return {}
+    out = {"reasoning": found}
+    if found["ttfo_s"] is None:
+        reason = ("the thinking never ended before the last token" if f.thinking.first_answer_ns is None
+                  else "needs the ready marker (or the request sent)")
+        out["missing"] = rec["missing"] + [{"field": "reasoning.ttfo_s", "reason": reason}]
+    return out
+
+
 def _labels(f: RunFacts, _rec: dict) -> dict:
     return {
         "profile": f.profile,
@@ -286,7 +305,7 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
-SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _energy_per_token,
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
                    _load_steps, _carried)
 
 
