@@ -27,7 +27,7 @@ from .capture import SUFFIX, Capture, CaptureError, read_capture
 from .events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from .markers import ANY, MarkerSpec
 from .pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
-                       tracker_for)
+                       tracker_for, watcher_for)
 from .record import RunFacts, build
 from .line_feeder import LineFeeder
 from .profiles import PROFILES
@@ -390,7 +390,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
         prep = _merged(prep)
     tracker = tracker_for(prep)
     feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
-    consume = Consumer(tracker, feeder)
+    consume = Consumer(tracker, feeder, watcher=watcher_for(prep))
     for chunk in obs.chunks:
         consume(chunk)
         if feeder is None and tracker.settled:
@@ -411,7 +411,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
 
         stream = stream_from_json(obs.request["result"], obs.t0_ns)
         apply_stream(facts, stream)
-    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
+    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
 
 
 def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
