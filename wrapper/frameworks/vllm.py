@@ -8,6 +8,11 @@ lines; the first printed value is kept and ``extra["workers_reporting"]`` counts
 early V1 ``Loading model weights took 6.1138 GB``), ``gpu_blocks``/``cpu_blocks`` (``# GPU blocks: …``, early V1
 without CPU blocks; ``num_gpu_blocks is: …``), ``memory_profiling_ms``, ``dynamo_transform_ms`` (``Dynamo bytecode
 transform time: 12.88 s``), ``graph_compile_ms`` (``Compiling a graph for general|dynamic shape takes …``),
+``compile_cache_load_ms`` (``Directly load the compiled graph(s) for shape None from the cache, took 4.673 s``),
+the memory profile (Dec 2024 table or the 2025 two lines): ``memory_profiling_ms``, ``total_gpu_memory_gib``,
+``gpu_memory_utilization``, ``usable_memory_gib``, ``model_weights_gib``, ``non_torch_memory_gib``,
+``activation_peak_gib``, ``kv_cache_gib`` (also ``available_kv_cache_memory``/``reserved for KV Cache``),
+``weights_progress_elapsed_ms`` (the finished ``Loading safetensors checkpoint shards`` bar, whole seconds),
 ``kv_cache_tokens`` (``GPU KV
 cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``), ``max_concurrency``,
 ``graph_capture_ms``/``graph_capture_gib`` (``Graph capturing finished in 2 secs, took 0.11 GiB``),
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from .base import FamilyParser
+from .base import FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -37,11 +42,27 @@ NAME = "vllm"
 _MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
 _WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
-_BLOCKS = re.compile(r"# GPU blocks: (\d+)(?:, # CPU blocks: (\d+))?")
+_BLOCKS = re.compile(r"# (?:GPU|CUDA) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _NUM_GPU_BLOCKS = re.compile(r"num_gpu_blocks is: (\d+)")
 _DYNAMO = re.compile(r"Dynamo bytecode transform time: ([\d.]+) s")
 _GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general|dynamic) shape takes ([\d.]+) s")
-_MEMORY_PROFILING = re.compile(r"Memory profiling took ([\d.]+) seconds")
+_MEMORY_PROFILING = re.compile(r"Memory profiling (?:took|takes) ([\d.]+) seconds")
+_CACHED_GRAPH = re.compile(r"Directly load the compiled graph\(s\) for .*? from the cache, took ([\d.]+) s")
+# The memory profile: a table of its own lines in Dec 2024 (``worker.py:243] model weights take   14.96GiB``), two
+# lines since 2025 (``… can use total_gpu_memory (23.58GiB) x gpu_memory_utilization (0.99) = 23.35GiB`` and
+# ``model weights take 21.21GiB; non_torch_memory takes 0.20GiB; …``). (extra key, regex, converter)
+_MEMORY_FIELDS = (
+    ("total_gpu_memory_gib", re.compile(r"total_gpu_memory\s+\(?([\d.]+)\s*GiB"), float),
+    ("gpu_memory_utilization", re.compile(r"gpu_memory_utilization\s+\(?([\d.]+)"), float),
+    ("usable_memory_gib", re.compile(r"vLLM instance can use\s+(?:total_gpu_memory.*?=\s*)?([\d.]+)\s*GiB"), float),
+    ("model_weights_gib", re.compile(r"model weights take\s+([\d.]+)\s*GiB"), float),
+    ("non_torch_memory_gib", re.compile(r"non_torch_memory(?: takes)?\s+([\d.]+)\s*GiB"), float),
+    ("activation_peak_gib", re.compile(r"activation peak memory(?: takes)?\s+([\d.]+)\s*GiB"), float),
+    ("kv_cache_gib", re.compile(r"(?:available_kv_cache_memory|reserved for KV Cache is)\s+([\d.]+)\s*GiB"), float),
+    ("memory_profiling_ms", re.compile(r"\] duration\s+([\d.]+) seconds"), seconds_to_ms),
+)
+_MEMORY_GATES = ("total_gpu_memory", "gpu_memory_utilization", "instance can use", "model weights take",
+                 "non_torch_memory", "activation peak memory", "available_kv_cache_memory", "] duration")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
 _KV_GIB = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
 _CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
@@ -68,10 +89,12 @@ _RULES = (
     ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
     ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
     ("# GPU blocks", _BLOCKS, "_blocks"),
+    ("# CUDA blocks", _BLOCKS, "_blocks"),
+    ("from the cache, took", _CACHED_GRAPH, "_cached_graph"),
     ("num_gpu_blocks is", _NUM_GPU_BLOCKS, "_num_gpu_blocks"),
     ("Dynamo bytecode transform", _DYNAMO, "_dynamo"),
     ("Compiling a graph for", _GRAPH_COMPILE, "_graph_compile"),
-    ("Memory profiling took", _MEMORY_PROFILING, "_memory_profiling"),
+    ("Memory profiling t", _MEMORY_PROFILING, "_memory_profiling"),
     ("KV cache size", _KV_TOKENS, "_kv_tokens"),
     ("Available KV cache memory", _KV_GIB, "_kv_gib"),
     ("Maximum concurrency", _CONCURRENCY, "_concurrency"),
@@ -89,7 +112,7 @@ _RULES = (
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = tuple(sorted({gate for gate, _, _ in _RULES}))
+    KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES) | {"checkpoint shards"}))
     EVIDENCE_KEYS = _EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
@@ -101,6 +124,14 @@ class Parser(FamilyParser):
                     getattr(self, handler)(m, text)
                     hit = True
                     break
+        if not hit and any(g in text for g in _MEMORY_GATES):
+            for key, rx, convert in _MEMORY_FIELDS:
+                m = rx.search(text)
+                if m is not None:
+                    self._extra(key, convert(m[1]))
+                    hit = True
+        if not hit and "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
+            self._extra("weights_progress_elapsed_ms", ms)
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
 
@@ -130,6 +161,9 @@ class Parser(FamilyParser):
 
     def _dynamo(self, m, text):
         self._extra("dynamo_transform_ms", seconds_to_ms(m[1]))
+
+    def _cached_graph(self, m, text):
+        self._extra("compile_cache_load_ms", seconds_to_ms(m[1]))
 
     def _graph_compile(self, m, text):
         self._extra("graph_compile_ms", seconds_to_ms(m[1]))
