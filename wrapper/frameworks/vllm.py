@@ -19,7 +19,10 @@ cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``),
 ``cuda_graph_pool_gib``/``cuda_graph_pool_estimated_gib`` (``CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB
 (estimated)``),
 ``init_engine_ms``/``compilation_ms`` (``init engine (…) took 13.70 s (compilation: 7.28 s)``),
-``torch_compile_ms``; ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
+``torch_compile_ms`` (``torch.compile takes|took … s in total``), ``warmup_ms`` (2026 ``Initial profiling/warmup
+run took 56.94 s``), ``compile_and_warmup_ms`` (2026 ``torch.compile and initial profiling/warmup run together took
+19.48 s in total``), ``cuda_graph_estimated_gib`` (``Estimated CUDA graph memory: 0.13 GiB total``);
+``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
 lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
 ``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
@@ -45,7 +48,8 @@ _WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
 _BLOCKS = re.compile(r"# (?:GPU|CUDA) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _NUM_GPU_BLOCKS = re.compile(r"num_gpu_blocks is: (\d+)")
 _DYNAMO = re.compile(r"Dynamo bytecode transform time: ([\d.]+) s")
-_GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general|dynamic) shape takes ([\d.]+) s")
+_GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general shape|dynamic shape|compile range \([^)]*\)) takes "
+                            r"([\d.]+) s")
 _MEMORY_PROFILING = re.compile(r"Memory profiling (?:took|takes) ([\d.]+) seconds")
 _CACHED_GRAPH = re.compile(r"Directly load the compiled graph\(s\) for .*? from the cache, took ([\d.]+) s")
 # The memory profile: a table of its own lines in Dec 2024 (``worker.py:243] model weights take   14.96GiB``), two
@@ -69,7 +73,11 @@ _CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: (
 _GRAPH = re.compile(r"Graph capturing finished in ([\d.]+) secs?(?:, took ([\d.]+) GiB)?")
 _INIT_ENGINE = re.compile(r"init engine \(.*?\) took ([\d.]+) s(?:econds)?(?: \(compilation: ([\d.]+) s\))?")
 _GRAPH_POOL = re.compile(r"CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB \(estimated\)")
-_TORCH_COMPILE = re.compile(r"torch\.compile takes ([\d.]+) s in total")
+_TORCH_COMPILE = re.compile(r"torch\.compile (?:takes|took) ([\d.]+) s in total")
+# 2026: one figure for both, or the warm-up run on its own line.
+_COMPILE_AND_WARMUP = re.compile(r"torch\.compile and initial profiling/warmup run together took ([\d.]+) s")
+_WARMUP = re.compile(r"Initial profiling/warmup run took ([\d.]+) s")
+_GRAPH_ESTIMATE = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
                            r"|(Prefix|MM) cache hit rate: ([\d.]+)%")
@@ -101,7 +109,10 @@ _RULES = (
     ("Graph capturing finished", _GRAPH, "_graph"),
     ("init engine", _INIT_ENGINE, "_init_engine"),
     ("CUDA graph pool memory", _GRAPH_POOL, "_graph_pool"),
-    ("torch.compile takes", _TORCH_COMPILE, "_torch_compile"),
+    ("torch.compile and initial", _COMPILE_AND_WARMUP, "_compile_and_warmup"),
+    ("torch.compile t", _TORCH_COMPILE, "_torch_compile"),
+    ("Initial profiling/warmup run took", _WARMUP, "_warmup"),
+    ("Estimated CUDA graph memory", _GRAPH_ESTIMATE, "_graph_estimate"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
     ("Prefix cache hit rate: GPU", _PREFIX_CACHE_V0, "_prefix_cache_v0"),
@@ -193,6 +204,15 @@ class Parser(FamilyParser):
         self._extra("init_engine_ms", seconds_to_ms(m[1]))
         if m[2] is not None:
             self._extra("compilation_ms", seconds_to_ms(m[2]))
+
+    def _compile_and_warmup(self, m, text):
+        self._extra("compile_and_warmup_ms", seconds_to_ms(m[1]))
+
+    def _warmup(self, m, text):
+        self._extra("warmup_ms", seconds_to_ms(m[1]))
+
+    def _graph_estimate(self, m, text):
+        self._extra("cuda_graph_estimated_gib", float(m[1]))
 
     def _torch_compile(self, m, text):
         self._extra("torch_compile_ms", seconds_to_ms(m[1]))
