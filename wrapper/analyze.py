@@ -28,7 +28,7 @@ from .markers import ANY, MarkerSpec
 from .pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
                        tracker_for)
 from .record import RunFacts, build
-from .reported import LineFeeder
+from .line_feeder import LineFeeder
 from .profiles import PROFILES
 
 SNIFF_BYTES = 64 << 10

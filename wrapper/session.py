@@ -15,6 +15,7 @@ from typing import Callable, Optional, Sequence
 from . import env as _env
 from . import pagecache
 from .runner import RunConfig, execute, prepare
+from .signals import SignalGuard
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -77,8 +78,17 @@ def check(cfg: SessionConfig) -> list:
 
 def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
                 on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
-                ) -> tuple[list, int]:
-    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run."""
+                signals: Optional[SignalGuard] = None) -> tuple[list, int]:
+    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run, and
+    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then).
+
+    ``signals``: a ``SignalGuard`` already installed by the caller (so it covers what the caller does after
+    the runs too); without one the session installs its own.
+    """
+    if signals is None:
+        with SignalGuard() as own:
+            return run_session(cfg, prepared, make_samplers=make_samplers, on_record=on_record,
+                               on_progress=on_progress, signals=own)
     records: list = []
     status = 0
     total = len(prepared) * (cfg.warmup + cfg.runs)
@@ -97,6 +107,9 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 else:
                     pagecache.evict(files)
             cache = pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+            signals.take()
+            if signals.received is not None:  # between runs: stop here, keep what is recorded
+                return records, 128 + signals.received
             done += 1
             if total > 1:
                 tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
@@ -106,10 +119,13 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                      "repeat": {"index": i - cfg.warmup if not warmup else i, "of": cfg.runs}}
             if fingerprint is not None:
                 extra["env"] = fingerprint
-            record, result = execute(prep, samplers=make_samplers(), extra=extra)
+            record, result = execute(prep, samplers=make_samplers(), extra=extra, signals=signals)
             records.append(record)
             on_record(record)
             status = result.exit_status
             if record["status"] == "interrupted":
                 return records, status
+    signals.take()
+    if signals.received is not None:  # came after the last run: still a request to stop
+        return records, 128 + signals.received
     return records, status

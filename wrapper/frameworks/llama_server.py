@@ -20,7 +20,7 @@ import re
 
 from . import llama_cpp
 from .base import FamilyParser
-from .report import RUN_KEYS, Runs, new_report
+from .figures import RUN_KEYS, Runs, new_report
 
 NAME = "llama-server"
 SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info")
