@@ -32,7 +32,7 @@ from .units import number as units_number, scaled
 NAME = "llama-server"
 SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info")
 
-_SLOT = re.compile(r"\s*slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
+_SLOT = re.compile(r"slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
 _BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused)\s*=\s*(.*)")
 _PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)\s*(t/s)?")
 _PROMPT_PROGRESS = re.compile(r"prompt processing, n_tokens =\s*(\d+), progress =\s*([\d.]+), t =\s*([\d.]+) s"
@@ -106,7 +106,7 @@ class RequestTimings:
     def feed(self, text: str) -> bool:
         """True if the line was one of llama-server's own."""
         if "print_timing" in text:
-            m = _SLOT.match(text)
+            m = _SLOT.search(text)  # searched: a terminal UI may frame the line ("│ [pid] … slot print_timing")
             if m is not None:
                 self._slot_line(int(m[1]), int(m[2]), m[3], m[4], text)
                 return True
