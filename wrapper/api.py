@@ -279,13 +279,9 @@ def read_records(path: Union[str, os.PathLike]) -> list:
     """The run records of a records file (JSONL, a JSON array, pretty-printed objects). Each line that is
     not a record is skipped with one warning naming the file, the line and why; a file with no record at all
     raises ``UsageError``."""
-    from .records_io import read_records as _read
+    from .records_io import load_records
 
-    path = os.fspath(path)
-    records, skipped = _read(path)
-    for number, why in skipped:
-        log.warning("%s: line %d skipped: %s", path, number, why)
-    return records
+    return load_records(os.fspath(path))
 
 
 def _records_of(given: PathOrRecords) -> list:
@@ -363,7 +359,7 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
 def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike]) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
     tables, diagnosis, environment and the timeline. Returns the output path."""
-    from .report import write_report
+    from .html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

@@ -18,7 +18,7 @@ from .markers import PhaseTracker
 from .pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
                        phase_windows, prepare, request_for, tracker_for)
 from .record import iso_utc
-from .reported import LineFeeder
+from .line_feeder import LineFeeder
 
 __all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 BURST_WINDOW_S = 0.1
