@@ -81,6 +81,7 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
     def why_marker(name: str) -> str:
         if name in never:
             return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {never[name].stream}"
+        spec = {"ready": f.ready_spec, "first_token": f.first_token_spec}.get(name)
         if spec is not None:  # a regex was given (or the profile has one) and it never matched
             where = " after the ready marker" if name == "first_token" and f.ready_spec is not None else ""
             return f"{name} marker /{spec.pattern.pattern}/ never appeared on {spec.stream}{where}"
