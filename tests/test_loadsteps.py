@@ -1,10 +1,11 @@
 """Load steps: the load window cut at lines / profile markers / marks, short steps merged, each step's kind."""
 import json
 import os
+import sys
 
 import pytest
 
-from tests.conftest import STANDIN, fixture, run_phasewrap
+from tests.conftest import ROOT, STANDIN, fixture, run_phasewrap
 from wrapper import loadsteps
 from wrapper.events import Chunk, Marker, Sample
 from wrapper.profiles import PROFILES
@@ -167,14 +168,19 @@ def _on_tmpfs(path):
     return fstype in ("tmpfs", "ramfs")
 
 
+def _disk_dir(tmp_path):
+    """A folder on a real disk (page-cache eviction means nothing on tmpfs)."""
+    if not _on_tmpfs(str(tmp_path)):
+        return tmp_path
+    where = tmp_path.__class__(os.path.join(ROOT, ".pytest-weights"))
+    where.mkdir(exist_ok=True)
+    return where
+
+
 @pytest.fixture
 def weights(tmp_path):
-    """A 400 MiB file on a real disk (page-cache eviction means nothing on tmpfs)."""
-    where = tmp_path
-    if _on_tmpfs(str(tmp_path)):
-        where = tmp_path.__class__(os.path.join(os.path.dirname(os.path.dirname(__file__)), ".pytest-weights"))
-        where.mkdir(exist_ok=True)
-    path = where / "weights.bin"
+    """A 400 MiB file on a real disk."""
+    path = _disk_dir(tmp_path) / "weights.bin"
     block = os.urandom(1 << 20)
     with open(path, "wb") as fh:
         for _ in range(400):
@@ -209,6 +215,44 @@ def test_standin_three_step_load_is_cut_at_its_lines_with_measured_kinds(weights
     diagnosis = run_phasewrap(["diagnose", str(jsonl)]).stdout.decode()
     assert "page cache (warm): the disk is not the limit" not in diagnosis
     assert "disk" in diagnosis.split("\n")[0] or "read" in diagnosis, diagnosis
+
+
+# -- real llama.cpp: cold vs warm, the step that loads the tensors ------------------------------------------
+
+LLAMA_BIN = os.environ.get("PHASEWRAP_LLAMA_BIN_DIR")
+
+
+@pytest.mark.llama
+@pytest.mark.skipif(not LLAMA_BIN, reason="PHASEWRAP_LLAMA_BIN_DIR is not set: run bin/build-llama-cpp (or .ci/run)")
+def test_llama_cold_model_load_step_reads_the_file_from_disk_and_warm_does_not(tmp_path):
+    model = _disk_dir(tmp_path) / "m335.gguf"
+    made = subprocess_run([sys.executable, os.path.join(ROOT, "samples", "make_tiny_gguf.py"), "--size-mb", "335",
+                           "-o", str(model)])
+    assert made.returncode == 0, made.stderr
+    size_mib = os.path.getsize(model) / 1048576
+    command = [os.path.join(LLAMA_BIN, "llama-completion"), "-m", str(model), "-p", "the quick brown fox", "-n", "4",
+               "-no-cnv"]
+    try:
+        cold, warm = (json.loads(run_phasewrap(["run", "--quiet", "--format", "json", *flag, "--", *command],
+                                               timeout=300).stdout) for flag in (["--cold"], []))
+    finally:
+        os.unlink(model)
+    assert (cold["cache"]["label"], warm["cache"]["label"]) == ("cold", "warm")
+    # llama.cpp at its default verbosity: the model and its context load between "load the model …" and
+    # "threadpool init" (common/common.cpp); the warm-up run follows
+    cold_step = loadsteps.find(cold["load_steps"], "model load")
+    warm_step = loadsteps.find(warm["load_steps"], "model load")
+    assert "llama threadpool init" in cold_step["ended_by"]["text"]
+    assert cold_step["resources"]["disk_read_mib"] >= 0.6 * size_mib, cold_step
+    assert cold_step["kind"] == "disk", cold_step
+    assert warm_step["resources"]["disk_read_mib"] <= 30, warm_step
+    assert loadsteps.find(warm["load_steps"], "warm-up") is not None
+
+
+def subprocess_run(argv):
+    import subprocess
+
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
 
 
 # -- recorded H200 transformers runs, with their 1 s side files ------------------------------------------------
