@@ -136,7 +136,9 @@ def test_a_starved_thread_still_counts_as_cpu_bound():
     ({"cpu_pct_mean": 380.0, "cpu_busiest_thread_pct": 99.0}, "cpu-multi"),
     ({"cpu_pct_mean": 50.0, "cpu_busiest_thread_pct": 30.0}, "unknown"),
     ({"disk_read_mib": 30.0, "disk_read_mib_s": 300.0, "cpu_pct_mean": 99.0, "cpu_busiest_thread_pct": 99.0},
-     "cpu-single"),  # reading fast while one thread is pegged: the thread is the limit
+     "cpu-single"),  # reading fast while one thread is pegged in user space: the thread is the limit
+    ({"disk_read_mib": 30.0, "disk_read_mib_s": 300.0, "cpu_pct_mean": 99.0, "cpu_busiest_thread_pct": 99.0,
+      "cpu_kernel_share": 0.9}, "disk"),  # pegged in the kernel's I/O path: the reads are the limit
 ])
 def test_kinds_from_figures(change, kind):
     figures = {"disk_read_mib": 0.0, "disk_read_mib_s": 0.0, "major_faults": 0.0, "cpu_pct_mean": 3.0,
@@ -293,3 +295,30 @@ def test_every_profile_step_regex_compiles_and_at_most_one_entry_is_ended_by_rea
             if regex is not None:
                 re.compile(regex)
         assert sum(1 for _n, rx in profile.load_steps if rx is None) <= 1, profile.name
+
+
+def test_compare_matches_h200_steps_by_name_and_says_which_moved():
+    from wrapper.compare import compare, render_table
+
+    cold, warm = _h200("cold"), _h200("warm")
+    rows = {r["name"]: r for r in compare([cold], [warm])["load_steps"]}
+    weights = rows["weights"]
+    assert (weights["base_median_s"], weights["cand_median_s"], weights["diff_s"]) == (5.795036, 1.515064, -4.279972)
+    assert weights["base_kind"] == "disk" and weights["cand_kind"] != "disk"
+    assert weights["base_disk_read_mib"] > 6000 and weights["cand_disk_read_mib"] == 0.0
+    text = render_table(compare([cold], [warm]))
+    assert "  'weights': 5.795 s disk, read 7003 MiB → 1.515 s " in text
+
+
+def test_report_lists_the_steps_and_the_plot_gets_their_bands():
+    from wrapper.html_report import report_html
+    from wrapper.plot.runs import views_from_records
+
+    cold = _h200("cold")
+    [view] = views_from_records([cold])
+    assert view.load_steps() == [("imports", "cpu-single", 0.0, 18.384264), ("setup", "disk", 18.384264, 19.696818),
+                                 ("weights", "disk", 19.696818, 25.491854)]
+    page = report_html([view])
+    table = page[page.index("<h3>load steps</h3>"):]
+    assert "<td>weights</td>" in table and "<td>disk</td>" in table
+    assert "<code>[workload] imports done in 18.329s</code>" in table
