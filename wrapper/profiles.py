@@ -13,6 +13,11 @@ from .events import ERR, OUT
 from .markers import ANY
 
 
+LLAMA_CLI_NO_TOKENS = ("llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
+                       "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)")
+# Command-line warnings that say tokens will be invisible: dropped from a record that did read tokens.
+NO_TOKENS_WARNINGS = frozenset({LLAMA_CLI_NO_TOKENS})
+
 @dataclass(frozen=True)
 class Profile:
     """What phasewrap knows about one framework's console behaviour.
@@ -169,8 +174,7 @@ PROFILES: dict[str, Profile] = {
                 (
                     r"llama-cli",
                     ("--simple-io",),
-                    "llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
-                    "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)",
+                    LLAMA_CLI_NO_TOKENS,
                 ),
             ),
         ),
