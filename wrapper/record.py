@@ -56,6 +56,7 @@ class RunFacts:
     carried: dict = field(default_factory=dict)  # keys the caller adds as they are (cache, env, warmup, repeat)
     gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
+    stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -218,7 +219,7 @@ def _decode_gaps(f: RunFacts, rec: dict) -> dict:
     else:
         counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
         gaps = decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
-                           texts=kept.texts)
+                           texts=kept.texts, seen=f.stall_resources)
         reason = gaps.pop("reason")
         out.update(gaps)
     if reason is not None:
