@@ -69,11 +69,8 @@ class _Facts:
     ms_per_token: Optional[float]
     reported: list        # the runs' ``reported`` dicts that exist
     missing: dict         # phase field → reason, from the first record that gives one
-<<<<<<< HEAD
-    gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
-=======
     load_steps: list      # the runs' load steps matched by name (loadsteps.pooled)
->>>>>>> main
+    gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
 
 
 def _number(value) -> Optional[float]:
@@ -108,11 +105,8 @@ def _facts(records: Sequence[dict]) -> _Facts:
         ms_per_token=_median_of(records, lambda r: r.get("ms_per_token")),
         reported=[r["reported"] for r in records if r.get("reported")],
         missing=missing,
-<<<<<<< HEAD
-        gaps=_gap_facts(records),
-=======
         load_steps=loadsteps.pooled(records),
->>>>>>> main
+        gaps=_gap_facts(records),
     )
 
 
