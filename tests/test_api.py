@@ -107,3 +107,15 @@ def test_readme_library_examples_run(tmp):
     assert lines[-1] == "phasewrap analyze: no-such-file.log: no such file"
     assert len(open(tmp / "runs.jsonl").read().splitlines()) == 2
     assert len(os.listdir(tmp / "caps")) == 2
+
+
+def test_a_run_that_prints_nothing_loads_no_framework_parser_nor_plotting(tmp):
+    """Start-up: the log parsers load after the child exits, and only for output; plotting only for --plot."""
+    out = subprocess.run([sys.executable, "-X", "importtime", os.path.join(ROOT, "bin", "phasewrap"), "run",
+                          "--format", "none", "--gpu", "off", "--", "true"], cwd=tmp, capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=60)
+    assert out.returncode == 0, out.stderr
+    loaded = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "wrapper.runner" in loaded
+    assert not {m for m in loaded if m.startswith(("wrapper.frameworks", "wrapper.plot", "wrapper.compare",
+                                                    "wrapper.diagnose", "wrapper.request", "matplotlib"))}

@@ -30,6 +30,8 @@ class Profile:
     definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
     server / default_port / host_env / discover_model: for --request: where the server listens unless the
         command line says (--port/--host), and whether the model name must be asked from /v1/models.
+    log_line: regex a whole line of the framework's own log matches; with stdout and stderr merged (an
+        asciinema recording, a timed log) text made only of such lines is neither the prompt's echo nor a token.
     load_steps: the load window's steps in the framework's order, as (step name, regex of the log line that
         ENDS that step); regex None = the step ended by ready. Written from real logs (tests/fixtures/logs,
         the H200 recordings); an entry fires at its first matching line after the entries before it.
@@ -57,6 +59,7 @@ class Profile:
     default_port: Optional[int] = None
     host_env: Optional[str] = None
     discover_model: bool = False
+    log_line: Optional[str] = None
     load_steps: tuple[tuple[str, Optional[str]], ...] = ()
 
 
@@ -116,12 +119,16 @@ MLX_STEPS = (
 
 LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
 LLAMA_FILE_FLAGS = ("-f", "--file")
+# llama.cpp's log lines: a `--log-timestamps` prefix, a `function: ` (or `two words: `) head, a tab-indented
+# continuation (sampler params), or nothing.
+LLAMA_LOG_LINE = (r"(?:\d+\.\d\d\.\d{3}\.\d{3} [IWEDT] .*|[ \t]*[A-Za-z_][\w.-]*(?: [\w.-]+)?:(?: .*)?|\t.*|\s*)")
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile(
             name="llama.cpp",
+            log_line=LLAMA_LOG_LINE,
             load_steps=LLAMA_STEPS,
             framework="llama.cpp",
             summary="llama-completion / main: ready when the prompt echo starts on stdout (printed just before "
@@ -146,6 +153,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-cli",
+            log_line=LLAMA_LOG_LINE,
             framework="llama.cpp",
             summary="llama-cli --simple-io: ready at the `> ` input prompt on stdout (after the banner), first "
             "token = the first bytes after the echoed -p prompt, tokens end at the `[ Prompt: … ]` stats line",
@@ -167,6 +175,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-server",
+            log_line=LLAMA_LOG_LINE,
             load_steps=LLAMA_SERVER_STEPS,
             framework="llama-server",
             summary="llama-server: ready when it logs `listening on` / `server is listening`; tokens come from "
