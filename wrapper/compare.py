@@ -9,7 +9,7 @@ import hashlib
 from collections import Counter
 from typing import Callable, Optional, Sequence
 
-from . import records_io, stats
+from . import loadsteps, records_io, stats
 from .env import args_sha256
 
 # decode detail: shown only when a side measured it (records from before these keys, or without GPU energy)
@@ -289,7 +289,8 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
 
     Returns ``{"phases": {metric: {"base_median", "base_n", "cand_median", "cand_n", "diff" (cand - base),
     "ratio" (cand / base), "verdict": stats.differs(...)}}, "conditions": [{"condition", "base", "cand",
-    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"},
+    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"}, "load_steps": the load steps
+    matched by name (``loadsteps.compare_steps``),
     "runs": {"base"|"cand": {"given", "warmup", "not_ok", "compared"}}, "warnings": [str]}`` for the metrics
     load_s, ttft_s, decode_s, total_s, ms_per_token, and the decode detail side by side: gap_p99_ms (p99 of the
     inter-chunk gaps), stalls_total, energy_per_output_token_mj. Warm-up runs and runs whose status is not ok are left out;
@@ -319,6 +320,7 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
                             f"run at least {MIN_RUNS} (5 or more to see small differences)")
     return {
         "phases": {key: _phase_row(pooled_b, pooled_c, key) for key in METRICS},
+        "load_steps": loadsteps.compare_steps(pooled_b, pooled_c),
         "conditions": differ,
         "unknown_conditions": unknown,
         "pool": pool,
@@ -357,6 +359,7 @@ def render_table(result: dict) -> str:
                      "n/a" if row["ratio"] is None else f"{row['ratio']:.3f}", _verdict_text(row["verdict"])])
     lines = [tabulate(rows, headers=["metric", "base median (n)", "cand median (n)", "diff", "ratio", "verdict"],
                       disable_numparse=True)]
+    lines += loadsteps.compare_lines(result.get("load_steps") or [])
     if result["conditions"]:
         lines.append("conditions that differ:")
         for cond in result["conditions"]:

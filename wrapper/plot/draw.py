@@ -76,6 +76,7 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
         text = f"{label} {end - start:.2f} s"
         if (end - start) / x_max > 0.007 * len(text):  # only where the words fit inside the band
             ax.text((start + end) / 2, 0.55, text, ha="center", va="center", fontsize=8, parse_math=False)
+    _draw_load_steps(ax, view, x_max)
     unmeasured = "; ".join(view.unmeasured())
     if unmeasured:
         ax.set_title(_cut(unmeasured, ROW_NOTE_CHARS), loc="right", fontsize=7, color="#555555", parse_math=False,
@@ -97,6 +98,21 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
         ax.axvline(t_s, color="#444444", lw=0.9, ls="--")
         ax.text(t_s, 0.97, f" {name}", fontsize=7, va="top", ha="left", color="#333333", parse_math=False,
                 bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 0.5})
+
+
+# Load steps: a strip along the top of the load band, one colour per kind.
+STEP_KIND_COLOURS = {"disk": "#8c564b", "cpu-single": "#d62728", "cpu-multi": "#ff9896", "gpu-upload": "#9467bd",
+                     "gpu-compute": "#2ca02c", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+
+
+def _draw_load_steps(ax, view: RunView, x_max: float) -> None:
+    for name, kind, start, end in view.load_steps():
+        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, "#f7f7f7"),
+                       edgecolor="black", lw=0.4)
+        text = f"{name} ({kind})"
+        if (end - start) / x_max > 0.006 * len(text):  # label only where it fits
+            ax.text((start + end) / 2, 0.89, text, ha="center", va="center", fontsize=6, parse_math=False,
+                    color="white" if kind in ("disk", "cpu-single", "gpu-upload") else "black")
 
 
 def _shade_phases(ax, view: RunView, colour: Optional[str]) -> None:

@@ -98,6 +98,11 @@ class RunView:
         return [f"{label} n/a ({reasons.get(key) or 'not measured'})"
                 for key, label, *_ in PHASE_BANDS if self.phase_s(key) is None]
 
+    def load_steps(self) -> list[tuple[str, str, float, float]]:
+        """(name, kind, start s, end s) of each load step the record has."""
+        return [(st["name"], st["kind"], st["start_s"], st["end_s"])
+                for st in (self.record or {}).get("load_steps") or []]
+
     def custom_markers(self) -> list[tuple[str, float, str]]:
         """(name, t_s, text) of every named mark other than ready / first_token / last_token."""
         markers = (self.record or {}).get("markers") or {}
