@@ -68,7 +68,8 @@ _VALUE = re.compile(
     re.IGNORECASE)
 # Searched, not matched at the line start: with stdout and stderr merged, generated text without a final newline
 # sits in front of the block's first line.
-_PERF = re.compile(r"(?P<fn>\w*(?:perf\w*print|print_timings)\w*):\s+(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
+_PERF = re.compile(r"(?P<fn>llama_print_timings|llama_perf_[a-z]+_print|common_perf_print):\s+"
+                   r"(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
 _BUILD = re.compile(r"\bbuild(?: =|:) (\d+ \([0-9a-f]+\)|[0-9a-f]+ \(\d+\))")
 _VERSION = re.compile(r"version: (\S.*?)\s*$")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
