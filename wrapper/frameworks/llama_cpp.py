@@ -148,12 +148,14 @@ def apply_timing(runs: Runs, name: str, rest: str, load_key: str = "load_ms") ->
 
 def perf_line(text: str) -> tuple[str, str] | None:
     """(name, rest) of a ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line."""
-    m = _PERF.search(text)
+    m = _PERF.search(text) if "_print" in text else None
     return None if m is None else (m["name"], m["rest"])
 
 
 def feed_perf(text: str, runs: Runs, load_key: str = "load_ms") -> bool:
     """A ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line; True if it was one."""
+    if "_print" not in text:  # every block's function name has it; most routed lines don't
+        return False
     m = _PERF.search(text)
     if m is None:
         return False
