@@ -28,15 +28,13 @@ def _poll(condition, timeout_s: float, every_s: float = 0.01) -> bool:
     return True
 
 
-def _exited(script: str) -> bool:
-    """Our child running ``script`` has exited (a zombie until the sampler reaps it)."""
-    for child in psutil.Process().children():
-        try:
-            if script in " ".join(child.cmdline()) or child.status() == psutil.STATUS_ZOMBIE:
-                return child.status() == psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            return True
-    return True
+def _exited() -> bool:
+    """Every child of this process has exited (zombies until the sampler reaps them on stop)."""
+    try:
+        children = psutil.Process().children()
+        return bool(children) and all(c.status() == psutil.STATUS_ZOMBIE for c in children)
+    except psutil.NoSuchProcess:
+        return False
 
 
 class NoDriver:
@@ -230,7 +228,7 @@ def test_a_tool_that_fails_at_once_is_unavailable_with_its_message(tmp_path):
         """)
     sampler = DmonSampler(which={"nvidia-smi": script}.get)
     sampler.start(os.getpid())
-    assert _poll(lambda: _exited(script), 10)  # the tool failed on its own, before any stop signal
+    assert _poll(_exited, 10)  # the tool failed on its own, before any stop signal
     sampler.stop()
     assert sampler.info() == {
         "name": "dmon", "available": False,
