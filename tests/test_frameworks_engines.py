@@ -30,7 +30,8 @@ def test_vllm_v1_tp_workers_model_loading():
     r = only("vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "vllm")
     assert r["load_ms"] == 3106.979  # TP0, printed first; TP1 printed 3.001256 seconds
     assert r["extra"] == {"weights_load_ms": 2630.0, "model_loading_gib": 11.0802, "workers_reporting": 2,
-                          "weights_progress_elapsed_ms": 2000}
+                          "weights_progress_elapsed_ms": 2000, "worker_load_ms": [3106.979, 3001.256],
+                          "worker_weights_load_ms": [2630.0, 2600.0]}
 
 
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
@@ -78,7 +79,7 @@ def test_sglang_weights_loading():
 def test_tgi_shard_ready_in():
     r = only("tgi__2025-04-docker-startup-download-shard-ready-in.log", "tgi")
     assert r["load_ms"] == 18016.616627
-    assert r["extra"] == {"shards_ready": 1}
+    assert r["extra"] == {"shards_ready": 1, "shard_ready_ms": [18016.616627]}
 
 
 def test_tensorrt_llm_paged_kv_cache_gib():

@@ -1,7 +1,8 @@
 """vLLM (V0 and V1 engines): startup figures and the periodic engine metrics, as one dict for the server's life.
 
 vLLM prints no per-request timings, so there is one dict. Tensor-parallel workers each print their own load
-lines; the first printed value is kept and ``extra["workers_reporting"]`` counts the ``Model loading took`` lines.
+lines; the first printed value is kept, ``extra["workers_reporting"]`` counts the ``Model loading took`` lines and
+``extra["worker_load_ms"]``/``extra["worker_weights_load_ms"]`` list every worker's figure in print order.
 
 ``load_ms``: ``Model loading took 11.0802 GiB and 3.106979 seconds`` (V1). ``extra`` (units in the names):
 ``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0 and
@@ -169,9 +170,11 @@ class Parser(FamilyParser):
         self._extra("model_loading_gib", float(m[1]))
         extra = runs.current["extra"]
         extra["workers_reporting"] = extra.get("workers_reporting", 0) + 1
+        extra.setdefault("worker_load_ms", []).append(seconds_to_ms(m[2]))
 
     def _weights_seconds(self, m, text):
         self._extra("weights_load_ms", seconds_to_ms(m[1]))
+        self.runs.current["extra"].setdefault("worker_weights_load_ms", []).append(seconds_to_ms(m[1]))
 
     def _weights_gb(self, m, text):
         self._extra("model_weights_gb", float(m[1]))
