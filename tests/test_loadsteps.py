@@ -322,3 +322,26 @@ def test_report_lists_the_steps_and_the_plot_gets_their_bands():
     table = page[page.index("<h3>load steps</h3>"):]
     assert "<td>weights</td>" in table and "<td>disk</td>" in table
     assert "<code>[workload] imports done in 18.329s</code>" in table
+
+
+def _analyzed(path):
+    proc = run_phasewrap(["analyze", "--format", "json", path])
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    return out[0] if isinstance(out, list) else out
+
+
+@pytest.mark.parametrize("path, expected", [
+    # llama.cpp b4662 (-v style log with --log-timestamps, CUDA): tensors, context, warm-up lines all printed
+    (fixture("logs", "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log"),
+     [("model metadata", 0.0, 0.370865), ("model load", 0.370865, 0.764084), ("warm-up", 0.764084, 0.849365)]),
+    # llama.cpp 0.3.36 on the H200 at its default verbosity: "threadpool init" ends the model load
+    (fixture("events", "h200-llama-completion-warm-ngl99.events.jsonl"),
+     [("start-up", 0.0, 0.245709), ("model load", 0.245709, 0.773603), ("warm-up", 0.773603, 0.808579)]),
+    (fixture("events", "h200-llama-server.events.jsonl"),
+     [("start-up", 0.0, 0.26489), ("model load", 0.26489, 0.794502), ("context + warm-up", 0.794502, 0.835887)]),
+])
+def test_real_llama_logs_are_cut_at_the_profile_steps(path, expected):
+    record = _analyzed(path)
+    assert [(s["name"], s["start_s"], s["end_s"]) for s in record["load_steps"]] == expected
+    assert all(s["boundary"] in ("profile", "ready") for s in record["load_steps"])

@@ -77,8 +77,8 @@ LLAMA_STEPS = (
     ("backend init", r"load the model and apply lora|llama_model_loader: loaded meta data"),
     ("model metadata", r"load_tensors: loading model tensors|llm_load_tensors:"),
     ("model load", r"llama_context: constructing|llama_new_context_with_model:|llama_init_from_model:|threadpool init"),
-    ("context + KV cache", r"threadpool init"),
-    ("warm-up", r"system_info:|warming up the model"),
+    ("context + KV cache", r"warming up the model|threadpool init"),
+    ("warm-up", r"threadpool init|system_info:"),
     ("sampler setup", None),
 )
 LLAMA_SERVER_STEPS = (
