@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from . import profiles as _profiles
 from .events import Chunk, Marker, RunEnd, RunStart, RunWarning
-from .gaps import GapStamps
+from .gaps import GapStamps, stall_windows
 from .loadsteps import LoadWatcher, load_steps
 from .reasoning import Boundary
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
@@ -280,7 +280,16 @@ def finish(facts: RunFacts, samples: Sequence = (), infos: Sequence = (),
     from .aggregate import aggregate
 
     samples, infos = list(samples), list(infos)
-    facts.resources = aggregate(samples, phase_windows(facts.markers, facts.t0_ns, facts.end_ns), infos)
+    windows = phase_windows(facts.markers, facts.t0_ns, facts.end_ns)
+    stalls = []
+    last = facts.markers.get("last_token")
+    if samples and facts.gap_stamps is not None and facts.gap_stamps.complete:
+        # what the samplers saw during each listed stall (GPU idle? CPU busy? disk reads?), quoted beside it
+        stalls = stall_windows(facts.gap_stamps.stamps, None if last is None else last.t_ns)
+        windows.update({("stall", i): window for i, window in enumerate(stalls)})
+    resources = aggregate(samples, windows, infos)
+    facts.stall_resources = [resources.pop(("stall", i)) for i in range(len(stalls))]
+    facts.resources = resources
     if watcher is None:
         facts.load_steps_reason = "no ready marker: the load window has no end"
     else:

@@ -58,6 +58,7 @@ class RunFacts:
     load_steps: Optional[list] = None  # the load window cut into steps (loadsteps.py)
     load_steps_reason: Optional[str] = None  # why load_steps is None
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
+    stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -233,7 +234,7 @@ def _decode_gaps(f: RunFacts, rec: dict) -> dict:
     else:
         counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
         gaps = decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
-                           texts=kept.texts)
+                           texts=kept.texts, seen=f.stall_resources)
         reason = gaps.pop("reason")
         out.update(gaps)
     if reason is not None:

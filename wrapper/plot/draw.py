@@ -25,6 +25,7 @@ LINE_STYLES = ("-", "--", ":", "-.")
 TITLE_CHARS = 70  # what fits left of the phase legend at the top
 ROW_NOTE_CHARS = 100  # what fits right of a row's label
 CEILING_FAR = 2.5  # a ceiling this many times above the data's peak goes off scale, named in its legend
+STALL_COLOUR = "#e31a1c"  # stalls on the token ticks
 
 
 class PlotUnavailable(UsageError, RuntimeError):
@@ -80,6 +81,10 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
     if unmeasured:
         ax.set_title(_cut(unmeasured, ROW_NOTE_CHARS), loc="right", fontsize=7, color="#555555", parse_math=False,
                      pad=3)
+    stalls = view.stalls_s()
+    if stalls:  # on the token ticks: where no token came for ≥ max(5 × the median gap, 50 ms)
+        ax.broken_barh([(start, end - start) for start, end in stalls], (0.02, 0.32), facecolors=STALL_COLOUR,
+                       alpha=0.6, gid="stalls")
     ticks = view.token_times_s()
     if ticks:
         ax.vlines(ticks, 0.04, 0.32, color="black", lw=0.6)
@@ -190,6 +195,7 @@ def _timeline_figure(views: list[RunView]):
         ax.tick_params(axis="x", labelbottom=ax is axes[-1], labelsize=7)
     legend = [Patch(color=c, label=label) for _k, label, _s, _e, c in PHASE_BANDS]
     legend += [Line2D([], [], color="black", lw=0.6, marker="|", ls="", markersize=8, label="token"),
+               Patch(color=STALL_COLOUR, alpha=0.6, label="stall"),
                Line2D([], [], color="black", lw=1.2, label="exit"),
                Line2D([], [], color="#444444", lw=0.9, ls="--", label="mark")]
     fig.legend(handles=legend, loc="outside upper right", ncols=len(legend), fontsize=7, frameon=False)

@@ -76,6 +76,10 @@ class RunView:
                 out.append(t)
         return out
 
+    def stalls_s(self) -> list[tuple[float, float]]:
+        """(start s, end s) of each stall the record lists: the gap before the read that ended it."""
+        return [(s["t_s"] - s["gap_ms"] / 1000, s["t_s"]) for s in (self.record or {}).get("stalls") or []]
+
     def bands(self) -> list[tuple[str, str, float, float, str]]:
         """(phase key, label, start s, end s, colour) of each phase the record measured, in run order."""
         out = []
