@@ -78,7 +78,7 @@ def test_per_token_figures():
         ("energy_per_output_token_mj", "output_tokens_per_j", "prefill_energy_per_input_token_mj"))
 
 
-def _run(tmp_path, fake, ttft_s=0.03, tokens=100, interval_s=0.02):
+def _run(tmp_path, fake, ttft_s=0.03, tokens=150, interval_s=0.02):
     stamps = tmp_path / "child.json"
     prep = prepare(RunConfig(command=[*STANDIN, "--load-s", "0.2", "--ttft-s", str(ttft_s), "--tokens", str(tokens),
                                       "--interval-s", str(interval_s), "--stamps-file", str(stamps)],
@@ -90,6 +90,8 @@ def _run(tmp_path, fake, ttft_s=0.03, tokens=100, interval_s=0.02):
 
 
 def test_energy_per_token_within_5_percent_and_a_30ms_phase_approximate(tmp_path):
+    """3 s of decode: the counter's 50 ms steps at either end (and a boundary read delayed on a loaded machine)
+    stay well inside 5 %."""
     record, child = _run(tmp_path, ClockedPynvml(period_s=0.05))
     res = record["resources"]
     assert res["samplers"]["nvml"]["energy_update_period_s"] == pytest.approx(0.05, abs=0.01)
