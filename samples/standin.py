@@ -55,12 +55,17 @@ def main() -> int:
     p.add_argument("--tokens", type=int, default=40, help="number of tokens to write")
     p.add_argument("--interval-s", type=float, default=0.02, help="time between tokens")
     p.add_argument("--decode-mode", choices=("sleep", "burn"), default="sleep")
+    p.add_argument("--stall-before", default="", metavar="I,J,...",
+                   help="pause --stall-s before these tokens (1-based: 50 = the 50th token)")
+    p.add_argument("--stall-s", type=float, default=0.3, help="length of each --stall-before pause")
     p.add_argument("-p", "--prompt", default="", help="prompt, echoed on stdout after the ready line")
     p.add_argument("--ready-line", default="standin: model loaded", help="stderr line that marks ready")
     p.add_argument("--binary", action="store_true", help="tokens are raw bytes, including invalid UTF-8")
     p.add_argument("--exit-code", type=int, default=0)
     p.add_argument("--stamps", action="store_true", help="print own monotonic stamps as JSON on stderr at the end")
+    p.add_argument("--stamps-file", metavar="FILE", help="write the same JSON to FILE instead")
     a = p.parse_args()
+    stall_before = {int(i) for i in a.stall_before.split(",") if i.strip()}
 
     t_start_ns = time.monotonic_ns()
     write(2, b"standin: loading weights\n")
@@ -76,6 +81,8 @@ def main() -> int:
     for i in range(a.tokens):
         if i:
             wait(a.interval_s, a.decode_mode)
+        if i + 1 in stall_before:
+            wait(a.stall_s, "sleep")
         if a.binary:
             token = bytes([(i * 37 + 128) % 256, i % 256, 0x1B if i % 7 == 0 else 0x41])
         else:
@@ -83,10 +90,14 @@ def main() -> int:
         write(1, token)
         token_ns.append(time.monotonic_ns())
     write(2, f"standin: generated {a.tokens} tokens, read {read_bytes} bytes\n".encode())
-    if a.stamps:
+    if a.stamps or a.stamps_file:
         stamps = {"start_ns": t_start_ns, "ready_ns": ready_ns, "first_token_ns": token_ns[0] if token_ns else None,
-                  "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns)}
-        write(2, (json.dumps(stamps) + "\n").encode())
+                  "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns), "token_ns": token_ns}
+        if a.stamps_file:
+            with open(a.stamps_file, "w") as fh:
+                json.dump(stamps, fh)
+        else:
+            write(2, (json.dumps(stamps) + "\n").encode())
     return a.exit_code
 
 

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 WORDS = ("the", "model", "feels", "slow", "until", "you", "measure", "each", "phase", "apart")
 
 
-def make_handler(ttft_s: float, interval_s: float):
+def make_handler(ttft_s: float, interval_s: float, stall_before=frozenset(), stall_s: float = 0.3):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -47,6 +47,8 @@ def make_handler(ttft_s: float, interval_s: float):
             for i in range(n):
                 if i:
                     time.sleep(interval_s)
+                if i + 1 in stall_before:
+                    time.sleep(stall_s)
                 text = " " + WORDS[i % len(WORDS)]
                 if llama:
                     self._event({"content": text, "tokens": [i], "stop": False, "tokens_predicted": i + 1})
@@ -73,10 +75,14 @@ def main() -> int:
     p.add_argument("--load-s", type=float, default=0.5, help="time before it listens")
     p.add_argument("--ttft-s", type=float, default=0.2, help="time from request to first event")
     p.add_argument("--interval-s", type=float, default=0.02, help="time between token events")
+    p.add_argument("--stall-before", default="", metavar="I,J,...",
+                   help="pause --stall-s before these token events (1-based)")
+    p.add_argument("--stall-s", type=float, default=0.3, help="length of each --stall-before pause")
     a = p.parse_args()
+    stall_before = frozenset(int(i) for i in a.stall_before.split(",") if i.strip())
     sys.stderr.write("standin-server: loading\n")
     time.sleep(a.load_s)
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s))
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s, stall_before, a.stall_s))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     sys.stderr.write(f"standin-server: listening on http://127.0.0.1:{server.server_address[1]}\n")
     sys.stderr.flush()

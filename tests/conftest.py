@@ -24,7 +24,7 @@ RUN_FIXTURES = {
     "server-stream.txt": ("sse", "h200-llama-server-completion.sse"),
     "server-openai-stream.txt": ("sse", "h200-llama-server-v1-completions.sse"),
 }
-ALL_LOG_NAMES = sorted([n for n in os.listdir(os.path.join(FIXTURES, "logs")) if n != "INDEX.md"]
+ALL_LOG_NAMES = sorted([n for n in os.listdir(os.path.join(FIXTURES, "logs")) if n.endswith(".log")]
                        + list(RUN_FIXTURES))
 
 

@@ -93,6 +93,7 @@ def test_load_window():
         "disk_read_mib": 1.0, "disk_write_mib": 0.0, "major_faults": 5.0,
         "samples": 3 * 2 + 1 * 2 + 2,  # nvml ticks x 2 GPUs, the start energy readings, psutil
         "approximate": False,
+        "energy_source": "counter", "energy_approximate": False,  # no update period known: the window's flag
     }
 
 
@@ -110,6 +111,7 @@ def test_ttft_window_is_shorter_than_the_psutil_interval():
         "disk_read_mib": 0.0, "disk_write_mib": 0.0, "major_faults": 0.0,  # both ends read at 100 ms
         "samples": 2 * 2 + 2 + 1,
         "approximate": True,  # 50 ms < psutil's 100 ms, and one psutil sample
+        "energy_source": "counter", "energy_approximate": False,  # its own two readings; no update period known
     }
 
 
@@ -220,7 +222,12 @@ def test_cold_run_ttft(cold):
     assert cold["ttft"] == {
         "gpu_util_mean": 4.5, "gpu_util_max": 8.0, "vram_used_peak_mib": 9305.0,
         "vram_total_mib": None, "proc_vram_peak_mib": None,  # dmon sees neither
-        "power_mean_w": 118.5, "energy_j": None,
+        "power_mean_w": 118.5,
+        # dmon has no energy counter: its power readings integrated, 117 W at 25.05 s, 118 W at 26.05 s, 119 W at
+        # 27.05 s, 121 W at 28.05 s, interpolated at the bounds 25.658757 s and 27.399297 s
+        "energy_j": pytest.approx(0.3893685 * (117.6106315 + 118) / 2 + 1.0 * 118.5
+                                  + 0.3511715 * (119 + 119.702343) / 2, abs=1e-6),
+        "energy_source": "power-integral", "energy_approximate": False,  # two readings inside the window
         "cpu_pct_mean": 87.5, "cpu_pct_max": 97.0, "cpu_busiest_thread_pct_max": 96.0,
         "rss_peak_mib": 1839736 / 1024,
         "disk_read_mib": (167923 + 28312) / 1024, "disk_write_mib": (220 + 424) / 1024, "major_faults": 54.0,

@@ -56,6 +56,7 @@ def test_grandchild_holding_pipes_does_not_hang_the_run(tmp):
     assert proc.returncode == 0
     rec = read_jsonl(log)[0]
     assert rec["status"] == "ok"
+    assert "drain_timeout" in [w["kind"] for w in rec["warning_details"]]
     assert any("kept its output open" in w for w in rec["warnings"])
     time.sleep(0.2)
     assert not _alive(int(pidfile.read_text()))
@@ -74,6 +75,7 @@ def test_stdout_closed_early_keeps_running_and_writes_record(tmp):
     assert pw.returncode == 0
     rec = read_jsonl(log)[0]
     assert rec["status"] == "ok" and rec["tokens"]["output"] == 30
+    assert [w["kind"] for w in rec["warning_details"]] == ["passthrough_closed"]
     assert any("closed by its reader" in w for w in rec["warnings"])
 
 

@@ -119,6 +119,7 @@ def test_profiles_resolve_by_executable_and_reject_unknown():
 
 def test_llama_cli_without_simple_io_warns():
     prep = prepare(RunConfig(command=["llama-cli", "-m", "m.gguf", "-p", "hi"]))
-    assert any("--simple-io" in w for w in prep.warnings)
+    [warning] = prep.warnings
+    assert warning.kind == "command" and "--simple-io" in warning.text
     prep = prepare(RunConfig(command=["llama-cli", "-m", "m.gguf", "-p", "hi", "--simple-io"]))
     assert prep.warnings == ()

@@ -1,4 +1,5 @@
 import copy
+import importlib
 import json
 import os
 import shutil
@@ -9,8 +10,9 @@ import pytest
 
 from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
-from wrapper import plot
 from wrapper.events import Sample
+
+plot = importlib.import_module("wrapper.plot")  # the module; wrapper.plot is the library function
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the figures never touch pyplot; this keeps any other import headless
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM

@@ -1,4 +1,5 @@
 import base64
+import importlib
 import json
 import re
 import sys
@@ -7,7 +8,7 @@ from html.parser import HTMLParser
 
 from tests.conftest import HAVE_MPL, PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
-from wrapper import report
+report = importlib.import_module("wrapper.report")  # the module; wrapper.report is the library function
 
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
 

@@ -192,7 +192,7 @@ def test_ticks_carry_the_captured_values_and_the_trees_gpu_memory(family):
 def test_energy_is_read_at_start_on_each_boundary_and_at_stop_only(family):
     child, _ = family
     fake = FakePynvml()
-    sampler = NvmlSampler(0.05, nvml_module=fake)
+    sampler = NvmlSampler(0.05, nvml_module=fake, energy_probe_s=0)  # no update-period probe: exact read counts
     energy = lambda: [s for s in sampler.samples() if "energy_mj" in s.values]  # noqa: E731
     t_launch = time.monotonic_ns()
     sampler.start(child.pid)
@@ -229,7 +229,7 @@ def test_energy_is_read_at_start_on_each_boundary_and_at_stop_only(family):
 def test_stop_reads_the_energy_when_no_boundary_just_did(family):
     child, _ = family
     fake = FakePynvml()
-    sampler = NvmlSampler(0.01, nvml_module=fake)
+    sampler = NvmlSampler(0.01, nvml_module=fake, energy_probe_s=0)
     sampler.start(child.pid)
     wait_for(lambda: len([s for s in sampler.samples() if "gpu_util_pct" in s.values]) >= 2)
     sampler.stop()

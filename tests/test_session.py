@@ -106,4 +106,4 @@ def test_corrupted_line_is_skipped_and_counted(tmp):
     proc = run_phasewrap(["diagnose", str(log)])
     assert proc.returncode == 0
     err = proc.stderr.decode()
-    assert "skipped 1 unreadable line(s): line 2" in err
+    assert err == f"phasewrap: warning: {log}: line 2 skipped: invalid JSON at column 41: Unterminated string\n"

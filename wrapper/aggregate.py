@@ -7,12 +7,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Iterable, Mapping, Optional
 
+from . import energy as _energy
 from .events import Sample
 
 KEYS = (
     "gpu_util_mean", "gpu_util_max", "vram_used_peak_mib", "vram_total_mib", "proc_vram_peak_mib",
     "power_mean_w", "energy_j", "cpu_pct_mean", "cpu_pct_max", "cpu_busiest_thread_pct_max",
     "rss_peak_mib", "disk_read_mib", "disk_write_mib", "major_faults", "samples", "approximate",
+    "energy_source", "energy_approximate",
 )
 
 # Where a metric may come from, best first; one source per metric, never a mix of two.
@@ -59,7 +61,8 @@ def aggregate(
     usable = [info for info in infos if info.get("available") and "name" in info]
     resolution = {info["name"]: info["resolution_s"] for info in usable if info.get("resolution_s")}
     table = _Table(samples, {info["name"] for info in usable if info.get("boundary_readings")})
-    out: dict = {name: _window(table, start, end, resolution) for name, (start, end) in windows.items()}
+    periods = {info["name"]: info["energy_update_period_s"] for info in usable if info.get("energy_update_period_s")}
+    out: dict = {name: _window(table, start, end, resolution, periods) for name, (start, end) in windows.items()}
     out["samplers"] = {info.get("name", f"sampler{i}"): info for i, info in enumerate(infos)}
     return out
 
@@ -180,7 +183,36 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_s: Mapping[str, float]) -> dict:
+def _energy_j(table: _Table, w: _Window,
+              periods: Mapping[str, float]) -> tuple[Optional[float], Optional[str], Optional[bool]]:
+    """(joules, energy_source, energy_approximate) of a window: the energy counter's difference where a GPU sampler
+    read one (approximate when the window is shorter than two of its update periods), else the integral of the
+    power samples (approximate with fewer than 2 samples inside the window)."""
+    src, _ = table.pick("energy_mj", _GPU_SOURCES, gpu=True)
+    if src is not None:
+        energy_mj = w.counter("energy_mj", _GPU_SOURCES, gpu=True)
+        if energy_mj is None:
+            return None, None, None
+        period_s = periods.get(src)
+        if period_s is None:  # update period unknown: the window's own approximate flag is all there is
+            return energy_mj / 1000, _energy.COUNTER, w.approximate
+        return energy_mj / 1000, _energy.COUNTER, w.end - w.start < 2 * period_s * 1e9
+    src, series = table.pick("power_w", _GPU_SOURCES, gpu=True)
+    if src is None:
+        return None, None, None
+    w._use(src)
+    total, approximate = 0.0, False
+    for times, watts in series:
+        joules, approx = _energy.power_integral_j(times, watts, w.start, w.end)
+        if joules is None:
+            return None, None, None
+        total += joules
+        approximate = approximate or approx
+    return total, _energy.POWER_INTEGRAL, approximate
+
+
+def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_s: Mapping[str, float],
+            periods: Mapping[str, float]) -> dict:
     if start is None or end is None:
         missing = "start" if start is None else "end"
         return {**dict.fromkeys(KEYS), "reason": f"the window has no {missing}: its boundary was not seen"}
@@ -192,7 +224,7 @@ def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_
     vram = w.gauge("vram_used_mib", _GPU_SOURCES, gpu=True)
     proc_vram = w.gauge("proc_vram_mib", _GPU_SOURCES, gpu=True)
     power = w.gauge("power_w", _GPU_SOURCES, gpu=True)
-    energy_mj = w.counter("energy_mj", _GPU_SOURCES, gpu=True)
+    energy_j, energy_source, energy_approximate = _energy_j(table, w, periods)
     cpu = w.gauge("cpu_pct", _CPU_SOURCES)
     busiest = w.gauge("busiest_thread_pct", _CPU_SOURCES)
     rss = w.gauge("rss_mib", _CPU_SOURCES)
@@ -210,7 +242,7 @@ def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_
         "vram_total_mib": sum(max(values) for _, values in totals) if totals else None,
         "proc_vram_peak_mib": sum(max(dev) for dev in proc_vram) if proc_vram else None,
         "power_mean_w": sum(_mean(dev) for dev in power) if power else None,
-        "energy_j": energy_mj / 1000 if energy_mj is not None else None,
+        "energy_j": energy_j,
         "cpu_pct_mean": _mean(flat_cpu) if flat_cpu else None,
         "cpu_pct_max": max(flat_cpu) if flat_cpu else None,
         "cpu_busiest_thread_pct_max": max(v for dev in busiest for v in dev) if busiest else None,
@@ -219,5 +251,7 @@ def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_
         "disk_write_mib": write / _MIB if write is not None else None,
         "major_faults": faults,
         "samples": w.count(),
-        "approximate": w.approximate,
+        "approximate": w.approximate or bool(energy_approximate),
+        "energy_source": energy_source,
+        "energy_approximate": energy_approximate,
     }

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import frameworks
-from .aggregate import aggregate
+from .errors import UsageError
 from .capture import SUFFIX, Capture, CaptureError, read_capture
-from .events import OUT, Chunk
-from .launch import LaunchResult
-from .markers import ANY, MarkerSpec, PhaseTracker
-from .record import build
+from .events import OUT, Chunk, RunEnd, RunStart, RunWarning
+from .markers import ANY, MarkerSpec
+from .pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
+                       tracker_for)
+from .record import RunFacts, build
 from .reported import LineFeeder
 from .profiles import PROFILES
-from .runner import Prepared, RunConfig, _apply_stream, _detected_profile, facts_from, phase_windows, prepare
 
 SNIFF_BYTES = 64 << 10
 SNIFF_LINES = 200
@@ -38,7 +38,7 @@ RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
 
-class AnalyzeError(ValueError):
+class AnalyzeError(UsageError):
     """An input that can't be analyzed; the message names the file (and line) and the fix."""
 
 
@@ -58,7 +58,7 @@ class Observed:
     merged: bool = False
     request: Optional[dict] = None
     header: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # RunWarning
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
     raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
@@ -78,11 +78,11 @@ def _from_capture(cap: Capture) -> Observed:
         obs.exit = cap.exit
         obs.end_ns = t0 + int(cap.exit["t_ns"])
     else:
-        obs.warnings.append("the capture ends without an exit line (the wrapper or the machine stopped): "
-                            "total and exit status are unknown")
+        obs.warnings.append(RunWarning("capture_cut_off", "the capture ends without an exit line (the wrapper or "
+                                       "the machine stopped): total and exit status are unknown"))
     if cap.skipped_lines:
-        obs.warnings.append(f"{len(cap.skipped_lines)} unreadable capture line(s) skipped "
-                            f"(first: line {cap.skipped_lines[0]})")
+        obs.warnings.append(RunWarning("capture_lines_skipped", f"{len(cap.skipped_lines)} unreadable capture "
+                                       f"line(s) skipped (first: line {cap.skipped_lines[0]})"))
     return obs
 
 
@@ -125,7 +125,7 @@ def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Obs
     return Observed(source=path, kind="asciinema", chunks=chunks, t0_ns=0,
                     wall_anchor=None if wall is None else (round(float(wall) * 1e9), 0),
                     command=command.split() if isinstance(command, str) else [], end_ns=last, merged=True,
-                    header=header, warnings=["asciinema merges stdout and stderr: markers watch both"])
+                    header=header, warnings=[RunWarning("streams_merged", "asciinema merges stdout and stderr: markers watch both")])
 
 
 class _TimedLines:
@@ -217,9 +217,11 @@ def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
         kind, timed, anchor = "seconds", _TimedLines(lines, seconds), None
     obs = Observed(source=path, kind=f"log ({kind} times)", chunks=timed, t0_ns=0, wall_anchor=anchor, command=[],
                    merged=True, raw_lines=lines)
-    obs.warnings.append("a log has no launch instant: times count from "
-                        + ("the program's start as its timestamps do" if kind == "relative" else "its first line")
-                        + "; stdout and stderr are merged, so every line after the first token counts as output")
+    obs.warnings.append(RunWarning("no_launch_instant", "a log has no launch instant: times count from "
+                                   + ("the program's start as its timestamps do" if kind == "relative"
+                                      else "its first line")
+                                   + "; stdout and stderr are merged, so every line after the first token counts "
+                                   "as output"))
     return obs
 
 
@@ -302,7 +304,8 @@ def side_samples(side: SideFiles, anchor: Optional[tuple], source: str) -> tuple
     if not given:
         return [], [], []
     if anchor is None:
-        return [], [], [f"side files ignored: {source} carries no wall-clock time to align them with"]
+        return [], [], [RunWarning("side_files_unaligned",
+                                   f"side files ignored: {source} carries no wall-clock time to align them with")]
     samples, infos = [], []
     for name, path in given:
         try:
@@ -343,17 +346,21 @@ def _merged(prep: Prepared) -> Prepared:
     return dataclasses.replace(prep, ready=anyway(prep.ready), marks=marks, tokens=tokens)
 
 
-def _launch_result(obs: Observed) -> LaunchResult:
+def run_end(obs: Observed) -> RunEnd:
+    """How the recorded run ended, as far as the recording shows it; never a made-up exit code."""
+    if obs.kind == "capture" and obs.exit is None:
+        # the capture stops mid-run: the wrapper (or the machine) was stopped before the child's exit
+        return RunEnd(obs.end_ns, "interrupted", exit_code=None)
     exit_info = obs.exit or {}
     code = exit_info.get("exit_code")
-    if obs.kind == "capture" and obs.exit is None:
-        status = "interrupted"  # the capture stops mid-run: the wrapper (or the machine) was stopped
-    else:
-        status = exit_info.get("status") or ("ok" if code == 0 else "failed" if code is not None else "unknown")
-    wall_t0_s = 0.0 if obs.wall_anchor is None else (obs.wall_anchor[0] - obs.wall_anchor[1] + obs.t0_ns) / 1e9
-    return LaunchResult(pid=obs.header.get("pid") or 0, t0_ns=obs.t0_ns, wall_t0_s=wall_t0_s, exit_ns=obs.end_ns,
-                        returncode=code if isinstance(code, int) else 0, status=status,
-                        signal=exit_info.get("signal"))
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    status = exit_info.get("status") or ("ok" if code == 0 else "failed" if code is not None else "unknown")
+    return RunEnd(obs.end_ns, status, exit_code=code, signal=exit_info.get("signal"))
+
+
+def run_start(obs: Observed) -> RunStart:
+    wall_t0_s = None if obs.wall_anchor is None else (obs.wall_anchor[0] - obs.wall_anchor[1] + obs.t0_ns) / 1e9
+    return RunStart(obs.t0_ns, wall_t0_s, pid=obs.header.get("pid"), monotonic=obs.kind == "capture")
 
 
 def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
@@ -367,82 +374,44 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     prep = prepare(cfg)
     if obs.merged:
         prep = _merged(prep)
-    tracker = PhaseTracker(prep.ready, prep.marks, prep.tokens, ready_optional=prep.ready_optional)
+    tracker = tracker_for(prep)
     feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
+    consume = Consumer(tracker, feeder)
     for chunk in obs.chunks:
-        tracker.feed(chunk)
-        if feeder is not None:
-            feeder.feed(chunk)
-        elif tracker.settled:
+        consume(chunk)
+        if feeder is None and tracker.settled:
             break
     if isinstance(obs.chunks, _TimedLines):
         left, last_ns = obs.chunks.rest()
         tracker.fast_forward(left, last_ns)
         obs.end_ns = tracker.last_token.t_ns if tracker.last_token is not None else last_ns
-    result = _launch_result(obs)
-    profile = _detected_profile(prep, tracker)
+    profile = detected_profile(prep, tracker)
     run_id = obs.header.get("run_id") or os.path.basename(obs.source)
-    facts = facts_from(prep, profile, tracker, reported if feeder is None else feeder.results(), run_id, result)
-    facts.warnings = [w for w in facts.warnings if "burst at exit" not in w] + obs.warnings
-    if obs.request is not None:
-        from .request import StreamResult
-
-        stream = StreamResult(**{k: (v + obs.t0_ns if k.startswith("t_") and v is not None else v)
-                                 for k, v in obs.request["result"].items()})
-        _apply_stream(facts, stream)
     samples, infos, warnings = side_samples(side, obs.wall_anchor, obs.source)
-    samples = list(obs.samples) + samples
-    facts.warnings += warnings
-    infos = list(obs.sampler_infos) + infos
-    facts.resources = aggregate(samples, phase_windows(facts.markers, obs.t0_ns, result.exit_ns), infos)
-    record = build(facts)
-    record.update(obs.run_facts)
-    record["source"] = {"file": obs.source, "kind": obs.kind}
-    if obs.kind != "capture":
-        record["started_at"] = None if obs.wall_anchor is None else record["started_at"]
-        record["t0_monotonic_ns"] = None  # a synthetic clock: times count from the recording's start
-    return record
+    facts = facts_from(prep, profile, tracker, reported if feeder is None else feeder.results(), run_id,
+                       run_start(obs), run_end(obs), obs.warnings + warnings)
+    facts.carried = dict(obs.run_facts)
+    facts.source = {"file": obs.source, "kind": obs.kind}
+    if obs.request is not None:
+        from .request import stream_from_json
+
+        stream = stream_from_json(obs.request["result"], obs.t0_ns)
+        apply_stream(facts, stream)
+    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
 
 
 def reported_records(path: str, lines: list, framework: Optional[str]) -> list:
-    """A log without times: one record per run/request the framework printed, phases from its own figures."""
-    found = frameworks.parse_lines(lines, framework)
-    records = []
-    for i, rep in enumerate(found):
-        def sec(key):
-            return None if rep.get(key) is None else round(rep[key] / 1000.0, 6)
+    """A log without times: one record per run/request the framework printed, phases from its own figures.
 
-        phases = {"load_s": sec("load_ms"), "ttft_s": sec("prompt_eval_ms"), "decode_s": sec("eval_ms"),
-                  "total_s": sec("total_ms")}
-        missing = [{"field": k, "reason": "not printed by the framework, and the log has no timestamps"}
-                   for k, v in phases.items() if v is None]
-        records.append({
-            "schema": "phasewrap.run/1", "run_id": f"{os.path.basename(path)}#{i + 1}", "started_at": None,
-            "command": [], "exit_code": None, "status": "ok", "t0_monotonic_ns": None, "phases": phases,
-            "phases_source": "reported", "missing": missing,
-            "tokens": {"output": rep.get("eval_tokens"), "source": "reported" if rep.get("eval_tokens") is not None
-                       else None, "input": rep.get("prompt_tokens"), "chunks": 0},
-            "ms_per_token": None if not rep.get("eval_ms") or not rep.get("eval_tokens")
-            else round(rep["eval_ms"] / rep["eval_tokens"], 4),
-            "tokens_per_s": rep.get("eval_tps"), "markers": {"ready": None, "first_token": None, "last_token": None},
-            "profile": None, "tags": {}, "note": None, "warnings": [], "child": {}, "reported": rep,
-            "reported_vs_measured": [], "resources": None, "source": {"file": path, "kind": "log (no times)"},
-        })
-    if not records:
-        records.append({
-            "schema": "phasewrap.run/1", "run_id": os.path.basename(path), "started_at": None, "command": [],
-            "exit_code": None, "status": "ok", "t0_monotonic_ns": None,
-            "phases": {"load_s": None, "ttft_s": None, "decode_s": None, "total_s": None},
-            "phases_source": "reported",
-            "missing": [{"field": "phases", "reason": "the log has no timestamps and no framework timings were "
-                         "recognised"}],
-            "tokens": {"output": None, "source": None, "input": None, "chunks": 0}, "ms_per_token": None,
-            "tokens_per_s": None, "markers": {"ready": None, "first_token": None, "last_token": None},
-            "profile": None, "tags": {}, "note": None, "warnings": [], "child": {},
-            "reported": {"framework": "unknown", "lines": len(lines)}, "reported_vs_measured": [], "resources": None,
-            "source": {"file": path, "kind": "log (no times)"},
-        })
-    return records
+    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null."""
+    found = frameworks.parse_lines(lines, framework)
+    name = os.path.basename(path)
+    reports = found or [{"framework": "unknown", "lines": len(lines)}]
+    return [build(RunFacts(
+        run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
+        end_ns=None, exit_code=None, status="unknown", reported=rep,
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": "log (no times)"}))
+        for i, rep in enumerate(reports)]
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,

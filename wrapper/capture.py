@@ -23,7 +23,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+from .errors import UsageError
 from .events import Chunk, Sample
+from .export.writer import show_path
 
 SCHEMA = "phasewrap.capture/1"
 SUFFIX = ".capture.jsonl"
@@ -37,6 +39,8 @@ class CaptureWriter:
         self.path = os.path.join(directory, run_id + SUFFIX)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o664)
         self._t0_ns = 0
+        self._size = 0
+        self.failure: Optional[str] = None  # why writing stopped (full disk...): a warning for the record
 
     def header(self, header: dict) -> None:
         self._t0_ns = header["t0_monotonic_ns"]
@@ -67,7 +71,24 @@ class CaptureWriter:
         self._write(json.dumps(obj, ensure_ascii=False))
 
     def _write(self, text: str) -> None:
-        os.write(self._fd, (text + "\n").encode("utf-8", "surrogateescape"))
+        # A capture that can't be written (full disk) must not stop the run: the first failure cuts the file
+        # back to its last whole line, says why in ``failure`` and turns the writer off.
+        if self._fd < 0 or self.failure is not None:
+            return
+        data = (text + "\n").encode("utf-8", "surrogateescape")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
+            self.failure = (f"--capture: writing {show_path(self.path)} stopped ({exc.strerror}); the capture "
+                            "holds the output up to then, this record has the whole run")
+            return
+        self._size += len(data)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -75,7 +96,7 @@ class CaptureWriter:
             self._fd = -1
 
 
-class CaptureError(ValueError):
+class CaptureError(UsageError):
     """A capture file that can't be read; the message names the file and line."""
 
 

@@ -2,28 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from typing import Optional, Sequence
 
-from . import __version__, profiles
+from . import __version__, api, profiles
+from .errors import GpuBusy, StartError, UsageError
 from .export import csvlog, jsonl, summary
-from .export.appender import OutputPathError, append_locked, check_writable
-from .launch import StartError
+from .export.writer import show_path
 from .markers import ANY
-from .pagecache import PageCacheError
-from .records_io import RecordsError, parse_tag_filters, read_records, select
-from .runner import RunConfig
-from .session import SessionConfig, check, parse_sweep, run_session
-from .sampling import busy_gpu_processes, make_samplers
 
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
 EXIT_BUSY = 3
-
-
-class UsageError(Exception):
-    """Bad input: one line naming the option and the fix; exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,11 +98,7 @@ def _add_marker_options(p: argparse.ArgumentParser) -> None:
                    help="an extra named marker, repeatable (e.g. imports='imports done' or weights@err='100%%')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
-                     "by wrapping the unmodified inference command.")
-    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
-    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+def _add_run(sub) -> None:
     run = sub.add_parser("run", help="wrap a command and measure its phases", epilog=RUN_EPILOG,
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Launch CMD, pass its output through, timestamp it, and report "
@@ -175,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_analyze(sub) -> None:
     ana = sub.add_parser("analyze", help="the same run records from captured output: captures, timestamped logs, "
                          "asciinema recordings, plain logs", formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Re-derive run records from recorded output. A phasewrap capture is replayed "
@@ -196,12 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     side.add_argument("--pidstat", metavar="FILE", help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
+
+
+def _add_env(sub) -> None:
     env = sub.add_parser("env", help="print the environment fingerprint recorded with each run",
                          description="Print host, CPU, memory, GPUs, driver/CUDA, and for a command its executable "
                          "(path, size, sha256, version) and model files (size, disk, filesystem) as JSON.",
                          epilog="example: phasewrap env -- llama-completion -m model.gguf")
     env.add_argument("--model-file", action="append", default=[], metavar="PATH")
     env.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_compare(sub) -> None:
     cmp = sub.add_parser("compare", help="compare two sets of runs phase by phase, and list what else differs",
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Per phase: each side's median, the difference, the ratio and whether it is "
@@ -216,10 +213,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
     cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+
+
+def _add_diagnose(sub) -> None:
     dia = sub.add_parser("diagnose", help="name the bottleneck and the smallest next step from recorded runs",
                          epilog="example: phasewrap diagnose runs.jsonl")
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _add_plot(sub) -> None:
     plo = sub.add_parser("plot", help="draw a timeline (phases, tokens, GPU/CPU/disk panels) or compare bars",
                          epilog="examples:\n  phasewrap plot caps/ -o timeline.png\n"
                          "  phasewrap plot --compare base.jsonl cand.jsonl -o bars.svg",
@@ -227,57 +230,31 @@ def build_parser() -> argparse.ArgumentParser:
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+
+
+def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+
+
+# One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
+SUBCOMMANDS = (_add_run, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
+                     "by wrapping the unmodified inference command.")
+    parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
+    for add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
-def _run_config(args: argparse.Namespace) -> RunConfig:
-    command = list(args.command)
-    if command and command[0] == "--":
-        command = command[1:]
-    return RunConfig(
-        command=command, profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
-        first_token=args.first_token, first_token_stream=args.first_token_stream, marks=list(args.mark),
-        tags=dict(args.tag), note=args.note, quiet=args.quiet, pty=args.pty, timeout_s=args.timeout,
-        kill_grace_s=args.kill_grace, capture_dir=args.capture, request=args.request, max_tokens=args.max_tokens,
-        api=args.api, url=args.url, model=args.model,
-    )
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
-    for option, path in (("--jsonl", args.jsonl), ("--csv", args.csv)):
-        if path:
-            check_writable(option, path)
-    if args.capture:
-        if os.path.exists(args.capture) and not os.path.isdir(args.capture):
-            raise OutputPathError(f"--capture: {args.capture} is not a directory; give a directory")
-        try:
-            os.makedirs(args.capture, exist_ok=True)
-        except OSError as exc:
-            raise OutputPathError(f"--capture: cannot create {args.capture} ({exc.strerror}); choose another "
-                                  "directory") from None
-        if not os.access(args.capture, os.W_OK):
-            raise OutputPathError(f"--capture: cannot write in {args.capture} (permission denied)")
-
-
-def _append_outputs(record: dict, args: argparse.Namespace) -> None:
-    if args.jsonl:
-        append_locked(args.jsonl, lambda _first: jsonl.line(record))
-    if args.csv:
-        dropped: list = []
-
-        def make(first: Optional[str]) -> str:
-            text, lost = csvlog.render([record], first)
-            dropped.extend(lost)
-            return text
-
-        append_locked(args.csv, make)
-        if dropped:
-            _err(f"phasewrap: --csv: {args.csv}'s header has no column for tag(s) {', '.join(dropped)}; "
-                 "they are in the JSONL record only (start a new CSV file to get columns for them)")
+def _command(args: argparse.Namespace) -> list:
+    return list(args.command[1:] if args.command[:1] == ["--"] else args.command)
 
 
 def _out(text: str) -> None:
@@ -296,104 +273,70 @@ def _err(text: str) -> None:
         pass
 
 
-def _diagnosis_block(records: list) -> str:
-    from .diagnose import diagnose, render
+class _StderrHandler(logging.Handler):
+    """The library's log lines as the CLI shows them: ``phasewrap: warning: …`` / ``phasewrap: …``."""
 
-    return "diagnosis:\n" + render(diagnose(records))
+    def emit(self, record: logging.LogRecord) -> None:
+        label = "warning: " if record.levelno == logging.WARNING else ""
+        _err(f"phasewrap: {label}{record.getMessage()}")
 
 
-def _session_config(args: argparse.Namespace) -> SessionConfig:
-    try:
-        sweeps = [parse_sweep(text) for text in args.sweep]
-    except ValueError as exc:
-        raise UsageError(f"phasewrap run: {exc}") from None
-    return SessionConfig(base=_run_config(args), runs=args.runs, warmup=args.warmup, cold=args.cold,
-                         drop_caches=args.drop_caches, model_files=list(args.model_file), sweeps=sweeps,
-                         fingerprint=not args.no_env)
+def _show_library_log() -> None:
+    logger = logging.getLogger("phasewrap")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(_StderrHandler())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def _variants(sweeps: Sequence[str]) -> int:
+    count = 1
+    for text in sweeps:
+        count *= len(text.partition("=")[2].split(","))
+    return count
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    session = _session_config(args)
-    try:
-        prepared = check(session)
-    except ValueError as exc:
-        raise UsageError(f"phasewrap run: {exc}") from None
-    _check_outputs(args)
-    if args.plot:
-        check_writable("--plot", args.plot)
-    for warning in prepared[0].warnings:
-        _err(f"phasewrap: warning: {warning}")
-    busy = busy_gpu_processes() if args.gpu != "off" else None
-    if busy:
-        listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
-        if args.require_idle_gpu:
-            _err(f"phasewrap: --require-idle-gpu: the GPU is in use by {listing}; stop them or drop the option")
-            return EXIT_BUSY
-        _err(f"phasewrap: warning: other processes use the GPU ({listing}); timings are only comparable on an "
-             "idle GPU")
-    single = len(prepared) == 1 and args.runs + args.warmup == 1
-    progress = (lambda _m: None) if args.format == "none" else _err
+    single = args.runs + args.warmup == 1 and _variants(args.sweep) == 1
+    sweep_names = tuple(text.partition("=")[0] for text in args.sweep)
 
     def on_record(record: dict) -> None:
-        _append_outputs(record, args)
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
     try:
-        records, status = run_session(session, prepared, on_record=on_record, on_progress=progress,
-                                      make_samplers=lambda: make_samplers(args.gpu, args.cpu, args.interval))
+        records = api.run(
+            _command(args), ready=args.ready, first_token=args.first_token, marks=list(args.mark),
+            profile=args.profile, runs=args.runs, warmup=args.warmup, cold=args.cold, sweep=list(args.sweep),
+            gpu=args.gpu, cpu=args.cpu, interval=args.interval, capture_dir=args.capture, jsonl=args.jsonl,
+            csv=args.csv, require_idle_gpu=args.require_idle_gpu, timeout_s=args.timeout, quiet=args.quiet,
+            ready_stream=args.ready_stream, first_token_stream=args.first_token_stream, tags=dict(args.tag),
+            note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
+            model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
+            max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
+            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err)
+    except GpuBusy as exc:
+        _err(f"phasewrap: {exc}")
+        return EXIT_BUSY
     except StartError as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_NOT_FOUND
-    except PageCacheError as exc:
-        _err(f"phasewrap: {exc}")
-        return EXIT_USAGE
     if args.format == "table" and records:
         if single:
             _err(summary.render(records[0]))
         else:
-            _err(summary.render_runs(records, tuple(name for name, _ in session.sweeps)))
-        _err(_diagnosis_block(records))
-    elif args.format == "json":
-        _out(jsonl.pretty(records[0] if single else records))
-    if args.plot and records:
-        _plot_after_run(records, args)
-    return status
-
-
-def _plot_after_run(records: list, args: argparse.Namespace) -> None:
-    from . import plot
-
-    inputs = ([os.path.join(args.capture, r["run_id"] + ".capture.jsonl") for r in records] if args.capture else [])
-    try:
-        views = plot.load_runs(inputs) if inputs else plot.views_from_records(records)
-        plot.timeline(views, args.plot)
-        _err(f"phasewrap: timeline written to {args.plot}")
-    except (plot.PlotUnavailable, ValueError, OSError) as exc:
-        _err(f"phasewrap: --plot: {exc}")
-
-
-def _read_records_arg(path: str) -> list:
-    records, skipped = read_records(path)
-    if skipped:
-        first = ", ".join(f"line {n} ({why})" for n, why in skipped[:3])
-        _err(f"phasewrap: {path}: skipped {len(skipped)} unreadable line(s): {first}")
-    return records
+            _err(summary.render_runs(records, sweep_names))
+        _err("diagnosis:\n" + render_findings(api.diagnose(records)))
+    elif args.format == "json" and records:
+        _out(jsonl.pretty(records[0] if single else list(records)))
+    return records.exit_status
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from .analyze import AnalyzeError, SideFiles, analyze
-
-    config = RunConfig(command=[], profile=args.profile, ready=args.ready, ready_stream=args.ready_stream,
-                       first_token=args.first_token, first_token_stream=args.first_token_stream,
-                       marks=list(args.mark))
-    side = SideFiles(dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset)
-    try:
-        records = analyze(args.files, config, side, framework=args.framework, on_progress=_err)
-    except AnalyzeError as exc:
-        raise UsageError(f"phasewrap analyze: {exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"phasewrap analyze: {exc}") from None
+    records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
+                          first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
+                          framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
+                          utc_offset_s=args.utc_offset, on_progress=_err)
     if args.format == "json":
         _out(jsonl.pretty(records))
     elif args.format == "csv":
@@ -408,7 +351,7 @@ def cmd_env(args: argparse.Namespace) -> int:
     from .env import fingerprint
     from .pagecache import model_files
 
-    command = list(args.command[1:] if args.command[:1] == ["--"] else args.command)
+    command = _command(args)
     profile = profiles.resolve("auto", command)[0] if command else None
     files = model_files(command, args.model_file) if command else list(args.model_file)
     _out(jsonl.pretty(fingerprint(command, files, profile.version_args if profile else ())))
@@ -416,68 +359,39 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare, render_table
+    from .compare import render_table
+    from .records_io import parse_tag_filters
 
-    if args.cand is None:
-        if not (args.base_tag and args.cand_tag):
-            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
-                             "--cand-tag K=V to select the two groups")
-        records = _read_records_arg(args.base)
-        base = select(records, parse_tag_filters(args.base_tag))
-        cand = select(records, parse_tag_filters(args.cand_tag))
-    else:
-        base, cand = _read_records_arg(args.base), _read_records_arg(args.cand)
-    for side, chosen in (("base", base), ("candidate", cand)):
-        if not chosen:
-            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
-    result = compare(base, cand)
-    if args.format == "json":
-        _out(jsonl.pretty(result))
-    else:
-        _out(render_table(result))
-    if args.plot:
-        from . import plot
-        try:
-            plot.compare_bars(base, cand, args.plot)
-        except (plot.PlotUnavailable, ValueError) as exc:
-            _err(f"phasewrap: --plot: {exc}")
+    result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
+                         cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
+    _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
     return 0
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from .diagnose import diagnose, render
-
-    records = [r for path in args.files for r in _read_records_arg(path)]
-    findings = diagnose(records)
-    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render(findings))
+    findings = api.diagnose(args.files)
+    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from . import plot
-
-    try:
-        if args.compare:
-            if len(args.inputs) != 2:
-                raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
-            plot.compare_bars(_read_records_arg(args.inputs[0]), _read_records_arg(args.inputs[1]), args.output)
-        else:
-            plot.timeline(plot.load_runs(args.inputs), args.output)
-    except plot.PlotUnavailable as exc:
-        _err(f"phasewrap plot: {exc}")
-        return EXIT_USAGE
-    _err(f"phasewrap: wrote {args.output}")
+    api.plot(args.inputs, args.output, compare=args.compare)
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import write_report
-
-    write_report(args.inputs, args.output)
-    _err(f"phasewrap: wrote {args.output}")
+    api.report(args.inputs, args.output)
+    _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
+
+
+def render_findings(findings: list) -> str:
+    from .diagnose import render
+
+    return render(findings)
 
 
 COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
@@ -492,22 +406,31 @@ def _ensure_standard_fds() -> None:
             os.fstat(fd)
         except OSError:
             os.set_inheritable(os.open(os.devnull, os.O_RDWR), True)  # lands on the lowest free fd: this one
+    # Python started without them has sys.stdout / sys.stderr set to None: give it the /dev/null ones.
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """argparse → one library call → exit status: UsageError 2, StartError 127, GpuBusy 3, else the call's."""
     _ensure_standard_fds()
+    _show_library_log()
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.subcommand is None:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         return COMMANDS[args.subcommand](args)
-    except (UsageError, OutputPathError, RecordsError) as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-    except ValueError as exc:  # bad input files (plots, reports): one line naming the file
-        _err(f"phasewrap {args.subcommand}: {exc}")
+    except ValueError as exc:  # UsageError, and any other bad input a module names in one line
+        message = str(exc)
+        # a message naming a file gets the subcommand in front; one naming an option (--csv: …) stands as it is
+        if args is not None and not message.startswith(("phasewrap", "-")):
+            message = f"phasewrap {args.subcommand}: {message}"
+        _err(message)
         return EXIT_USAGE
 
 

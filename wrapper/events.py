@@ -46,3 +46,43 @@ class Sample:
     source: str
     device: str
     values: Mapping[str, Optional[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStart:
+    """The launch instant of a run, as its source shows it.
+
+    ``t0_ns`` is the origin of every time of the run. ``wall_t0_s`` (epoch seconds at ``t0_ns``) is None when
+    the source carries no wall-clock time; ``monotonic`` is False when the times are a recording's own
+    (seconds since its first line), not this machine's CLOCK_MONOTONIC.
+    """
+
+    t0_ns: int
+    wall_t0_s: Optional[float]
+    pid: Optional[int] = None
+    monotonic: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnd:
+    """How the run ended, as far as its source shows it (a live exit, a capture's exit line, a log's end).
+
+    ``status``: ok | failed | killed | timeout | interrupted | unknown. ``exit_code`` follows the shell
+    convention (128+N when signal N ended the child) and is None when the source doesn't show it;
+    ``t_ns`` is None when the end was not observed.
+    """
+
+    t_ns: Optional[int]
+    status: str
+    exit_code: Optional[int] = None
+    signal: Optional[int] = None
+    received_signal: Optional[int] = None
+    stop_reason: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunWarning:
+    """A warning about one run: ``kind`` is a stable word for programs, ``text`` the sentence for people."""
+
+    kind: str
+    text: str

@@ -20,16 +20,13 @@ import tty
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from .errors import StartError
 from .events import ERR, OUT, Chunk
 
 READ_BYTES = 1 << 20
 PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class StartError(Exception):
-    """The command could not be started (not found, not executable)."""
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from .events import ERR, OUT, Chunk, Marker
+from .gaps import GapStamps
 
 WINDOW_CHARS = 1024  # overlap kept between reads: the longest match that may straddle two chunks
 RACE_WINDOW_NS = 50_000_000
@@ -144,6 +145,7 @@ class PhaseTracker:
         self.token_chunks = 0
         self.token_bytes = 0
         self.last_token: Optional[Marker] = None
+        self.gap_stamps = GapStamps()  # every token-stream read from the first token: the decode gaps
         self._counting = False
         self._blank_chunks = 0
         self._ended = False
@@ -230,6 +232,7 @@ class PhaseTracker:
         self._blank_chunks = 0
         self.token_bytes = 0
         self.last_token = None
+        self.gap_stamps.clear()
         self._token_tail = ""
 
     def _token_text(self, chunk: Chunk, text: str) -> None:
@@ -266,6 +269,7 @@ class PhaseTracker:
                 if not before[len(self._token_tail):].strip():
                     return
             self._token_tail = window[-WINDOW_CHARS:]
+        self.gap_stamps.add(chunk.t_ns, chunk.data)
         if chunk.data.isspace():
             # Whitespace after the last token (a closing newline) is not a token; it counts only once
             # a later token shows it was inside the stream.
@@ -284,6 +288,7 @@ class PhaseTracker:
     def fast_forward(self, chunks: int, last_t_ns: Optional[int]) -> None:
         """Count ``chunks`` more token chunks ending at ``last_t_ns`` without reading them (analyze, settled)."""
         if chunks and last_t_ns is not None:
+            self.gap_stamps.complete = False
             self.token_chunks += chunks
             self.last_token = Marker("last_token", last_t_ns, self._tokens.stream, "")
 

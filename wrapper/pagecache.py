@@ -18,6 +18,8 @@ import re
 import stat
 from typing import Iterable, Optional, Sequence
 
+from .errors import UsageError
+
 PAGE_SIZE = mmap.PAGESIZE
 # Labels for the share of the model files' pages resident in the page cache before a run.
 COLD_BELOW = 0.05   # fraction < 5 %: "cold" (the load reads from disk)
@@ -35,7 +37,7 @@ _LOW_BIT = bytes(b & 1 for b in range(256))
 _SPLIT_GGUF = re.compile(r"^(?P<stem>.*)-(?P<part>\d{5})-of-(?P<count>\d{5})\.gguf$")
 
 
-class PageCacheError(Exception):
+class PageCacheError(UsageError):
     """A page-cache operation could not be done; the message names the file and the fix."""
 
 

@@ -22,6 +22,8 @@ from typing import Optional, Sequence
 from .capture import SUFFIX as CAPTURE_SUFFIX
 from .capture import CaptureError, read_capture
 from .export.summary import phase_bar
+from .errors import UsageError
+from .export.writer import show_path, write_file
 from .record import SCHEMA as RECORD_SCHEMA
 
 INSTALL_HINT = "pip install 'phasewrap[plot]'"
@@ -46,11 +48,11 @@ CEILING_FAR = 2.5  # a ceiling this many times above the data's peak goes off sc
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-class PlotUnavailable(RuntimeError):
+class PlotUnavailable(UsageError, RuntimeError):
     """matplotlib is not installed."""
 
 
-class PlotInputError(ValueError):
+class PlotInputError(UsageError):
     """An input that can't be read as records or captures; the message names the file and the fix."""
 
 
@@ -354,17 +356,20 @@ def _figure_class():
 def _check_format(fmt: str) -> str:
     fmt = fmt.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise ValueError(f"unknown picture format {fmt!r}; use a file name ending in .png, .svg or .html")
+        raise UsageError(f"unknown picture format {fmt!r}; use a file name ending in .png, .svg or .html")
     return fmt
 
 
 def format_of(path: str) -> str:
-    """``png``, ``svg`` or ``html`` from the path's suffix; ValueError naming the path otherwise."""
+    """``png``, ``svg`` or ``html`` from the path's suffix (``-``, stdout: png); ValueError naming the path
+    otherwise."""
+    if path == "-":
+        return "png"
     suffix = os.path.splitext(path)[1]
     try:
         return _check_format(suffix)
     except ValueError:
-        raise ValueError(f"{path}: unknown picture format {suffix or '(no suffix)'!r}; "
+        raise UsageError(f"{show_path(path)}: unknown picture format {suffix or '(no suffix)'!r}; "
                          "use a file name ending in .png, .svg or .html") from None
 
 
@@ -540,14 +545,14 @@ def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
     fmt = _check_format(fmt)
     views = list(runs)
     if not views:
-        raise ValueError("timeline: no runs to draw")
+        raise UsageError("timeline: no runs to draw")
     return _figure_bytes(_timeline_figure(views), fmt, "phasewrap timeline")
 
 
 def timeline(runs: Sequence[RunView], path: str) -> str:
     """Draw ``runs`` (see ``timeline_bytes``) into ``path``; the format follows its suffix. Returns path."""
     data = timeline_bytes(runs, format_of(path))
-    _write(path, data)
+    write_file(path, data)
     return path
 
 
@@ -569,7 +574,7 @@ def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict
     Figure = _figure_class()
     sides = ((labels[0], list(base_records), "#9e9e9e"), (labels[1], list(cand_records), "#3b75af"))
     if not sides[0][1] or not sides[1][1]:
-        raise ValueError("compare_bars: both sides need at least one record")
+        raise UsageError("compare_bars: both sides need at least one record")
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.subplots()
     width = 0.38
@@ -607,13 +612,8 @@ def compare_bars(base_records: Sequence[dict], cand_records: Sequence[dict], pat
                  labels: tuple[str, str] = ("base", "candidate")) -> str:
     """Draw ``compare_bars_bytes`` into ``path``; the format follows its suffix. Returns path."""
     data = compare_bars_bytes(base_records, cand_records, format_of(path), labels)
-    _write(path, data)
+    write_file(path, data)
     return path
-
-
-def _write(path: str, data: bytes) -> None:
-    with open(path, "wb") as fh:
-        fh.write(data)
 
 
 def ascii_bar(record: dict) -> str:

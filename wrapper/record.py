@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
+from .energy import per_token
 from .events import Marker
+from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
 
 SCHEMA = "phasewrap.run/1"
@@ -25,9 +27,9 @@ class RunFacts:
 
     run_id: str
     command: list
-    profile: str
+    profile: Optional[str]
     t0_ns: int
-    wall_t0_s: float
+    wall_t0_s: Optional[float]  # None: the source carries no wall-clock time (started_at null)
     end_ns: Optional[int]
     exit_code: Optional[int]
     status: str
@@ -42,11 +44,16 @@ class RunFacts:
     definitions: dict = field(default_factory=dict)
     tags: dict = field(default_factory=dict)
     note: Optional[str] = None
-    warnings: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # events.RunWarning
     child: dict = field(default_factory=dict)
     stream_tokens: tuple = (None, None)  # (count, source) from a server's response stream
     resources: Optional[dict] = None
     token_stream_problem: Optional[str] = None  # why the token stream had nothing (a failed --request)
+    monotonic_clock: bool = True  # False: times are a recording's own, t0_monotonic_ns is null
+    phases_source: Optional[str] = None  # "reported": a log without times, phases from the framework's figures
+    source: Optional[dict] = None  # a re-analysis: {"file", "kind"} of the input
+    carried: dict = field(default_factory=dict)  # keys the caller adds as they are (cache, env, warmup, repeat)
+    gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -134,11 +141,36 @@ def _compare(phases: dict, reported: Optional[dict], definitions: dict) -> list[
     return rows
 
 
-def build(f: RunFacts) -> dict:
-    """The run record as a JSON-ready dict.
+def _header(f: RunFacts, _rec: dict) -> dict:
+    return {
+        "schema": SCHEMA,
+        "run_id": f.run_id,
+        "started_at": None if f.wall_t0_s is None else iso_utc(f.wall_t0_s),
+        "command": list(f.command),
+        "exit_code": f.exit_code,
+        "status": f.status,
+        # a recording's own clock (seconds since its first line) is no CLOCK_MONOTONIC reading of this machine
+        "t0_monotonic_ns": f.t0_ns if f.monotonic_clock else None,
+    }
 
-    ttft_s runs from the ready marker, or for a server run from the moment the request was sent.
-    """
+
+def _reported_s(rep: dict, key: str) -> Optional[float]:
+    return None if rep.get(key) is None else round(rep[key] / 1000.0, 6)
+
+
+def _phases(f: RunFacts, _rec: dict) -> dict:
+    """Measured phases from the markers; or, for a log without times, the framework's own figures."""
+    if f.phases_source == "reported":
+        rep = f.reported or {}
+        phases = {"load_s": _reported_s(rep, "load_ms"), "ttft_s": _reported_s(rep, "prompt_eval_ms"),
+                  "decode_s": _reported_s(rep, "eval_ms"), "total_s": _reported_s(rep, "total_ms")}
+        if all(v is None for v in phases.values()):
+            missing = [{"field": "phases", "reason": "the log has no timestamps and no framework timings were "
+                        "recognised"}]
+        else:
+            missing = [{"field": k, "reason": "not printed by the framework, and the log has no timestamps"}
+                       for k, v in phases.items() if v is None]
+        return {"phases": phases, "phases_source": "reported", "missing": missing}
     m = f.markers
     phases = {
         "load_s": _since(f.t0_ns, m.get("ready")),
@@ -151,36 +183,111 @@ def build(f: RunFacts) -> dict:
         phases["ttft_s"] = None
         missing.append({"field": "ttft_s", "reason": "the first token was read before the ready line (the "
                         "framework logs from another thread); TTFT is below what the two streams can resolve"})
+    return {"phases": phases, "missing": missing}
+
+
+def _token_rates(f: RunFacts, rec: dict) -> dict:
     tokens = _tokens(f)
-    decode = phases["decode_s"]
+    if f.phases_source == "reported":
+        rep = f.reported or {}
+        ms_per_token = (None if not rep.get("eval_ms") or not rep.get("eval_tokens")
+                        else round(rep["eval_ms"] / rep["eval_tokens"], 4))
+        return {"tokens": tokens, "ms_per_token": ms_per_token, "tokens_per_s": rep.get("eval_tps")}
+    decode = rec["phases"]["decode_s"]
     n = tokens["output"]
     ms_per_token = round(decode * 1000 / (n - 1), 4) if decode and n and n > 1 else None
+    return {"tokens": tokens, "ms_per_token": ms_per_token,
+            "tokens_per_s": round(1000.0 / ms_per_token, 3) if ms_per_token else None}
+
+
+def _decode_gaps(f: RunFacts, rec: dict) -> dict:
+    """``tpot_ms`` and the inter-chunk gaps and stalls from the token reads' stamps (see ``gaps``); the gap fields
+    are null with a reason in ``missing`` where the stamps can't give them."""
+    tokens = rec["tokens"]
+    out = {"tpot_ms": rec["ms_per_token"]}
+    kept = f.gap_stamps
+    first, last = f.markers.get("first_token"), f.markers.get("last_token")
+    if f.phases_source == "reported":
+        reason = "the log has no timestamps"
+    elif kept is None or first is None:
+        reason = "no first token" if first is None else "the token reads were not stamped"
+    elif not kept.complete:
+        reason = "the log was read only up to its markers, so not every token read was stamped"
+    else:
+        counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
+        gaps = decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
+                           texts=kept.texts)
+        reason = gaps.pop("reason")
+        out.update(gaps)
+    if reason is not None:
+        out.update(dict.fromkeys(("decode_gaps_ms", "stalls", "stalls_total", "stall_share_of_decode")))
+    if reason is not None and f.phases_source != "reported":  # there, phases_source already says why
+        out["missing"] = rec["missing"] + [{"field": "decode_gaps_ms", "reason": reason}]
+    return out
+
+
+def _markers(f: RunFacts, _rec: dict) -> dict:
     markers = {name: None for name in ("ready", "first_token", "last_token")}
-    for name, mk in m.items():
+    for name, mk in f.markers.items():
         markers[name] = {"t_s": _since(f.t0_ns, mk), "stream": mk.stream, "text": mk.text}
+    return {"markers": markers}
+
+
+def _labels(f: RunFacts, _rec: dict) -> dict:
     return {
-        "schema": SCHEMA,
-        "run_id": f.run_id,
-        "started_at": iso_utc(f.wall_t0_s),
-        "command": list(f.command),
-        "exit_code": f.exit_code,
-        "status": f.status,
-        "t0_monotonic_ns": f.t0_ns,
-        "phases": phases,
-        "missing": missing,
-        "tokens": tokens,
-        "ms_per_token": ms_per_token,
-        "tokens_per_s": round(1000.0 / ms_per_token, 3) if ms_per_token else None,
-        "markers": markers,
         "profile": f.profile,
         "tags": dict(f.tags),
         "note": f.note,
-        "warnings": list(f.warnings),
+        # ``warnings`` stays a list of sentences (what readers of schema 1 expect); ``warning_details`` carries
+        # the same warnings, in the same order, as {"kind", "text"} objects for programs
+        "warnings": [w.text for w in f.warnings],
+        "warning_details": [{"kind": w.kind, "text": w.text} for w in f.warnings],
         "child": dict(f.child),
-        "reported": f.reported,
-        "reported_vs_measured": _compare(phases, f.reported, f.definitions),
-        "resources": f.resources,
     }
+
+
+def _reported(f: RunFacts, rec: dict) -> dict:
+    measured = [] if f.phases_source == "reported" else _compare(rec["phases"], f.reported, f.definitions)
+    return {"reported": f.reported, "reported_vs_measured": measured, "resources": f.resources}
+
+
+def _energy_per_token(f: RunFacts, rec: dict) -> dict:
+    """Energy per output token, tokens per joule and prefill energy per input token, beside the phases' energy."""
+    resources = rec.get("resources")
+    if resources is None:
+        return {}
+    out = {"resources": {**resources, **per_token(resources, rec["tokens"])}}
+    if (resources.get("ttft") or {}).get("energy_j") is not None and not rec["tokens"].get("input"):
+        out["missing"] = rec["missing"] + [{"field": "resources.prefill_energy_per_input_token_mj",
+                                            "reason": "the input token count is unknown (the framework printed none)"}]
+    return out
+
+
+def _carried(f: RunFacts, _rec: dict) -> dict:
+    out = dict(f.carried)
+    if f.source is not None:
+        out["source"] = dict(f.source)
+    return out
+
+
+# The record, section by section, in key order. To add a record key: give RunFacts a field for what it needs
+# (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
+# ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
+# in the README's field table. The schema only grows: never rename or drop a key.
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _energy_per_token,
+                   _carried)
+
+
+def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:
+    """The run record as a JSON-ready dict: the one constructor every record (live run, capture replay, timed
+    log, plain log, server run) comes out of.
+
+    ttft_s runs from the ready marker, or for a server run from the moment the request was sent.
+    """
+    record: dict = {}
+    for section in sections:
+        record.update(section(f, record))
+    return record
 
 
 def dominant_phase(record: dict) -> Optional[tuple[str, float]]:

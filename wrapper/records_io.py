@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional, Sequence
 
-SCHEMA = "phasewrap.run/1"
-SCHEMA_FAMILY = "phasewrap.run/"
+from .errors import UsageError
+from .record import SCHEMA
+
+SCHEMA_FAMILY = SCHEMA.rsplit("/", 1)[0] + "/"  # phasewrap.run/: the family whose other versions are refused
 
 
-class RecordsError(Exception):
+class RecordsError(UsageError):
     """The file can't be read as run records; the one-line message names the file, the line and the fix."""
 
 

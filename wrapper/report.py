@@ -12,6 +12,7 @@ import json
 from typing import Optional, Sequence
 
 from .export.summary import PHASE_ROWS, RESOURCE_COLUMNS
+from .export.writer import show_path, write_file
 from .plot import PlotUnavailable, RunView, ascii_bar, html_page, load_runs, png_data_uri, short_id, timeline_bytes
 
 try:
@@ -170,7 +171,7 @@ def report_html(views: Sequence[RunView], inputs: Sequence[str] = ()) -> str:
     views = list(views)
     body = [f"<h1>phasewrap report: {len(views)} run{'s' if len(views) != 1 else ''}</h1>\n"]
     if inputs:
-        body.append("<p>from " + ", ".join(f"<code>{_e(i)}</code>" for i in inputs) + "</p>\n")
+        body.append("<p>from " + ", ".join(f"<code>{_e(show_path(i))}</code>" for i in inputs) + "</p>\n")
     body.append(_overview(views))
     try:
         png = timeline_bytes(views, "png")
@@ -184,7 +185,5 @@ def report_html(views: Sequence[RunView], inputs: Sequence[str] = ()) -> str:
 
 def write_report(inputs: Sequence[str], path: str) -> str:
     """Read runs from ``inputs`` (record JSONL, capture files, capture folders) and write the report to ``path``."""
-    page = report_html(load_runs(inputs), inputs)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    write_file(path, report_html(load_runs(inputs), inputs).encode("utf-8", "backslashreplace"), "report -o")
     return path

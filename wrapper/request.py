@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
+from .gaps import GapStamps
 from .sse import Event, SSEParser
 
 OPENAI = "openai"
@@ -45,6 +46,8 @@ class StreamResult:
     tokens / tokens_source: the best token count and where it came from (``tokens_predicted``, ``len(tokens)``,
     ``usage.completion_tokens`` or ``content_events``, which undercounts when an event carries several tokens).
     timings / usage: the server's objects verbatim, from the last event carrying them.
+    content_stamps_ns: the stamp of each read that completed content events (one per read), for the decode gaps;
+    gap_texts: ``(index, text)`` for each of those reads that came ≥ 50 ms after the one before: the text before it.
     """
 
     url: str
@@ -63,6 +66,33 @@ class StreamResult:
     timings: Optional[dict]
     usage: Optional[dict]
     error: Optional[str]
+    content_stamps_ns: tuple = ()
+    gap_texts: tuple = ()
+
+
+_STAMP_KEYS = ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns")
+
+
+def stream_to_json(stream: StreamResult, t0_ns: int) -> dict:
+    """A result as the capture keeps it: every stamp in ns since launch (``t0_ns``)."""
+    out = dict(stream.__dict__)
+    for key in _STAMP_KEYS:
+        if out[key] is not None:
+            out[key] -= t0_ns
+    out["content_stamps_ns"] = [t - t0_ns for t in stream.content_stamps_ns]
+    out["gap_texts"] = [list(pair) for pair in stream.gap_texts]
+    return out
+
+
+def stream_from_json(obj: dict, t0_ns: int) -> StreamResult:
+    """The inverse of ``stream_to_json`` (captures written before a field existed get its default)."""
+    out = dict(obj)
+    for key in _STAMP_KEYS:
+        if out.get(key) is not None:
+            out[key] += t0_ns
+    out["content_stamps_ns"] = tuple(t + t0_ns for t in out.get("content_stamps_ns", ()))
+    out["gap_texts"] = tuple(tuple(pair) for pair in out.get("gap_texts", ()))
+    return StreamResult(**out)
 
 
 def event_content(api: str, obj: Any) -> str:
@@ -104,6 +134,7 @@ class StreamTally:
         self.error: Optional[str] = None
         self._tokens_predicted: Optional[int] = None
         self._token_ids = 0
+        self.gaps = GapStamps()
 
     def add(self, t_ns: int, event: Event) -> None:
         """Count one event, completed by the read stamped ``t_ns``."""
@@ -121,8 +152,10 @@ class StreamTally:
             return
         if "error" in obj:
             self._fail(f"the server reported an error in the stream: {json.dumps(obj['error'])[:ERROR_BODY_CHARS]}")
-        if event_content(self.api, obj):
+        content = event_content(self.api, obj)
+        if content:
             self.content_events += 1
+            self.gaps.add(t_ns, content.encode("utf-8"))
             if self.t_first_content_ns is None:
                 self.t_first_content_ns = t_ns
             self.t_last_content_ns = t_ns
@@ -317,7 +350,8 @@ class StreamRequest:
             t_first_content_ns=tally.t_first_content_ns, t_last_content_ns=tally.t_last_content_ns,
             t_end_ns=tally.t_end_ns, events=tally.events, content_events=tally.content_events,
             tokens=tokens, tokens_source=source, timings=tally.timings, usage=tally.usage,
-            error=state["error"] or tally.error,
+            error=state["error"] or tally.error, content_stamps_ns=tuple(tally.gaps.stamps),
+            gap_texts=tuple((i, text.decode("utf-8", "replace")) for i, text in sorted(tally.gaps.texts.items())),
         )
         if self.on_done is not None:
             try:

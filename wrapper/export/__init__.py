@@ -1,1 +1,1 @@
-"""Serializers (pure: record(s) → text) and the one appender that does file I/O."""
+"""Serializers (pure: record(s) → text) and the one writer (writer.py) that does their file I/O."""

@@ -55,3 +55,24 @@ def render(records: list[dict], header_line: Optional[str]) -> tuple[str, list[s
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows(out_rows)
     return buf.getvalue(), dropped
+
+
+def header_problem(head: bytes) -> Optional[str]:
+    """Why a file starting with ``head`` (its first bytes) is not a phasewrap measurement log; None if it is.
+
+    Appending a row to someone else's CSV (or to a binary file) would corrupt it, so the run refuses first.
+    """
+    if not head:
+        return None
+    if b"\0" in head:
+        return "is a binary file, not a CSV"
+    first = head.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        text = first.decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not UTF-8 text, not a phasewrap CSV"
+    columns = next(csv.reader([text]), [])
+    if columns[:1] != FIXED_HEAD or not set(FIXED_TAIL) <= set(columns):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        return f"has another header ({shown!r}), not a phasewrap measurement log"
+    return None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import energy, gaps
 from ..record import dominant_phase
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -73,6 +74,9 @@ def render(record: dict) -> str:
         rate = record.get("ms_per_token")
         lines.append(f"tokens: {tokens['output']} ({tokens['source']})"
                      + (f" · {rate:.2f} ms/token · {record['tokens_per_s']:.1f} tokens/s" if rate else ""))
+    for line in (gaps.summary_line(record), energy.summary_line(record)):
+        if line:
+            lines.append(line)
     dom = dominant_phase(record)
     if dom is not None:
         lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")

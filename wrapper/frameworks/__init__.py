@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
-from . import (llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm, tgi, transformers,
-               vllm, warn_rules)
+from . import (koboldcpp, llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm,
+               textgen_webui, tgi, transformers, vllm, warn_rules)
 from .base import FamilyParser
 from .llama_server import from_server_timings
 from .prefixes import PrefixTime, strip_prefix, strip_text
@@ -46,6 +46,9 @@ class Family:
 # Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
 FAMILIES = (
     Family("ollama", ollama.Parser),
+    Family("koboldcpp", koboldcpp.Parser, ("kobold", "kcpp")),
+    Family("text-generation-webui", textgen_webui.Parser, ("textgen", "oobabooga", "text_generation_webui",
+                                                           "tgwui")),
     Family("llama-server", llama_server.Parser, ("llama_server", "server")),
     Family("llama-bench", llama_bench.Parser, ("llama_bench",)),
     Family("llama.cpp", llama_cpp.Parser,
@@ -109,6 +112,8 @@ def _trie_pattern(words: Iterable[str]) -> str:
 
 
 _WARN = object()  # routing target of the warn_rules keys
+# CSI sequences (colours, erase-line, cursor moves) and OSC sequences (window titles), as terminals print them.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 10_000
@@ -179,7 +184,10 @@ class StreamParser:
         self._build_routes()
 
     def feed_line(self, line: str) -> None:
-        """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split."""
+        """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
+        ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
             return  # the common case, kept to one regex search

@@ -58,23 +58,27 @@ TIMING = {
     "unaccounted time": ("x:unaccounted_ms", "x:unaccounted_pct", None),
     "graphs reused": ("x:graphs_reused", None, None),
 }
+# A value is any token up to a space, "/" or "(": units.number then reads it whatever the locale ("285,92") or
+# says it is not a number ("nan", "-nan(ind)", "1.#INF00"), so an odd value loses itself, not its line.
 _VALUE = re.compile(
-    r"(?P<v>[-+]?(?:\d+(?:\.\d*)?|nan|inf))\s*(?:ms)?"
-    r"(?:\s*/\s*(?P<n>[\d.]+)\s*(?P<nu>tokens|runs|%))?"
+    r"(?P<v>[^\s/(]+?)(?:\s*ms)?(?=[\s/(]|$)"
+    r"(?:\s*/\s*(?P<n>[^\s/(]+)\s*(?P<nu>tokens|runs|%))?"
     r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per token,\s*(?P<tps>\S+)\s*tokens per second\))?",
     re.IGNORECASE)
-_PERF = re.compile(r"\s*(?P<fn>\w+):\s+(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
+# Searched, not matched at the line start: with stdout and stderr merged, generated text without a final newline
+# sits in front of the block's first line.
+_PERF = re.compile(r"(?P<fn>\w*(?:perf\w*print|print_timings)\w*):\s+(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
 _BUILD = re.compile(r"\bbuild(?: =|:) (\d+ \([0-9a-f]+\)|[0-9a-f]+ \(\d+\))")
 _VERSION = re.compile(r"version: (\S.*?)\s*$")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _BUFFER = re.compile(
     r"(?:\w+:)?\s*(?P<dev>[A-Za-z][\w.-]*)\s+(?:(?P<kind>model|KV|RS|compute|output)\s+)?buffer size\s*=\s*"
-    r"(?P<v>[\d.]+)\s*MiB")
-_KV_SELF = re.compile(r"KV self size\s*=\s*([\d.]+)\s*Mi?B|^llama_kv_cache\w*: size\s*=\s*([\d.]+)\s*MiB",
+    r"(?P<v>[\d.,]+)\s*MiB")
+_KV_SELF = re.compile(r"KV self size\s*=\s*([\d.,]+)\s*Mi?B|^llama_kv_cache\w*: size\s*=\s*([\d.,]+)\s*MiB",
                       re.IGNORECASE)
-_VRAM_USED = re.compile(r"(?<!total )VRAM used:\s*([\d.]+)\s*Mi?B")
-_MEM_REQUIRED = re.compile(r"mem required\s*=\s*([\d.]+)\s*Mi?B")
-_COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*([\d.]+)\s*Mi?B")
+_VRAM_USED = re.compile(r"(?<!total )VRAM used:\s*([\d.,]+)\s*Mi?B")
+_MEM_REQUIRED = re.compile(r"mem required\s*=\s*([\d.,]+)\s*Mi?B")
+_COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*([\d.,]+)\s*Mi?B")
 _OVERRIDE = re.compile(r"[Tt]ensor (\S+?)(?: \([^)]*\))? buffer type overrid\w* to (\S+)")
 
 MOE_KEYS = ("exps_tensors_cpu", "exps_tensors_other", "cpu_model_mib", "n_cpu_moe")
@@ -103,42 +107,57 @@ def _put(runs: Runs, key: str, value, check_repeat: bool) -> None:
         runs.set(key, value)
 
 
+def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
+    """The figures of one ``<name> = <value> ms / <n> tokens (… ms per token, … tokens per second)`` line as
+    ``[(key, value), …]``, the block's own figure first (``"x:name"`` keys go to ``extra``); None for a name not
+    in TIMING."""
+    spec = TIMING.get(name)
+    if spec is None:
+        return None
+    m = _VALUE.match(rest)
+    if m is None:
+        return None
+    primary, count_key, rate_key = spec
+    if primary == "x:graphs_reused":
+        return [(primary, integer(m["v"]))]
+    # llama.cpp prints times with "%.2f" and counts with "%d": a comma can only be a locale's decimal comma.
+    fields = [(primary, number(m["v"], decimal_comma=True))]
+    if count_key is not None and m["n"] is not None:
+        count = number(m["n"], decimal_comma=True) if m["nu"] == "%" else integer(m["n"], decimal_comma=True)
+        fields.append((count_key, count))
+    if rate_key is not None and m["tps"] is not None:
+        fields.append((rate_key, number(m["tps"], decimal_comma=True)))
+    return fields
+
+
 def apply_timing(runs: Runs, name: str, rest: str, load_key: str = "load_ms") -> bool:
-    """Apply one ``<name> = <value> ms / <n> tokens (… ms per token, … tokens per second)`` line to ``runs``.
+    """Apply one timing line (see ``timing_fields``) to ``runs``.
 
     The block's first figure already being set in the open run starts a new run. ``load_key`` lets a wrapper
     (ollama) file llama.cpp's own load time elsewhere than ``load_ms``. Returns False for a name not in TIMING.
     """
-    spec = TIMING.get(name)
-    if spec is None:
+    fields = timing_fields(name, rest)
+    if fields is None:
         return False
-    m = _VALUE.match(rest)
-    if m is None:
-        return False
-    primary, count_key, rate_key = spec
-    if primary == "load_ms":
-        primary = load_key
-    if primary == "x:graphs_reused":
-        _put(runs, primary, integer(m["v"]), False)
-        return True
-    _put(runs, primary, number(m["v"]), True)
-    if count_key is not None and m["n"] is not None:
-        count = number(m["n"]) if m["nu"] == "%" else integer(m["n"])
-        _put(runs, count_key, count, False)
-    if rate_key is not None and m["tps"] is not None:
-        _put(runs, rate_key, number(m["tps"]), False)
+    for i, (key, value) in enumerate(fields):
+        _put(runs, load_key if key == "load_ms" else key, value, i == 0 and key != "x:graphs_reused")
     return True
+
+
+def perf_line(text: str) -> tuple[str, str] | None:
+    """(name, rest) of a ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line."""
+    m = _PERF.search(text)
+    return None if m is None else (m["name"], m["rest"])
 
 
 def feed_perf(text: str, runs: Runs, load_key: str = "load_ms") -> bool:
     """A ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line; True if it was one."""
-    m = _PERF.match(text)
+    m = _PERF.search(text)
     if m is None:
         return False
-    fn = m["fn"]
-    if not (("perf" in fn and "print" in fn) or fn.endswith("print_timings")):
-        return False
-    return apply_timing(runs, m["name"], m["rest"], load_key)
+    if not apply_timing(runs, m["name"], m["rest"], load_key):
+        runs.unparsed(text[m.start():])
+    return True
 
 
 def _moe(report: dict) -> dict:
@@ -154,8 +173,10 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
     if "buffer size" in text:
         m = _BUFFER.match(text)
         if m is not None:
-            _buffer(runs, m["dev"], m["kind"], float(m["v"]), line)
-            return True
+            mib = number(m["v"], decimal_comma=True)
+            if mib is not None:
+                _buffer(runs, m["dev"], m["kind"], mib, line)
+                return True
     if "offloaded" in text:
         m = _OFFLOADED.search(text)
         if m is not None:
@@ -180,8 +201,9 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
         for gate, rx, key in _EXTRA_SIZES:
             if gate in text:
                 m = rx.search(text)
-                if m is not None:
-                    runs.startup()["extra"][key] = float(m[1] or m[2])
+                mib = None if m is None else number(m[1] or m[2], decimal_comma=True)
+                if mib is not None:
+                    runs.startup()["extra"][key] = mib
                     return True
     return False
 

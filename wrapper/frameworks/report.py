@@ -2,8 +2,8 @@
 
 One dict per run or request, all keys always present::
 
-    framework        llama.cpp | llama-server | llama-bench | ollama | vllm | mlx_lm | sglang | tgi |
-                     tensorrt-llm | transformers | unknown
+    framework        llama.cpp | llama-server | llama-bench | ollama | koboldcpp | text-generation-webui | vllm |
+                     mlx_lm | sglang | tgi | tensorrt-llm | transformers | unknown
     version          str as printed after "build:"/"build ="/"version:" etc., or None
     load_ms, prompt_eval_ms, eval_ms, total_ms, sampling_ms        float milliseconds
     prompt_tokens, eval_tokens                                     int
@@ -14,6 +14,9 @@ One dict per run or request, all keys always present::
     peak_memory_gb   float (mlx_lm)
     extra            dict of family-specific figures; key names carry their unit
     warnings         [{"kind": "oom" | "cpu_fallback" | "offload_cpu", "line": the log line as printed}]
+    unparsed         None, or {"count": int, "lines": [up to MAX_UNPARSED_EXAMPLES lines as printed]}: lines the
+                     family recognised as its figure lines (a timing block's line, a server's timing line) but
+                     could not read — a format this version doesn't know yet; send them in
 
 A value the log did not print is ``None``, never 0 or an estimate (a printed 0, as in ``prompt eval time = 0.00 ms
 / 0 tokens``, stays 0); a rate printed as ``nan``/``inf`` is ``None``. Times stay in the unit printed unless the
@@ -35,7 +38,7 @@ from typing import Any, Callable
 REPORT_KEYS = (
     "framework", "version", "load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms",
     "sampling_ms", "prompt_tps", "eval_tps", "gpu_layers", "buffers", "moe_experts_cpu", "peak_memory_gb",
-    "extra", "warnings",
+    "extra", "warnings", "unparsed",
 )
 RUN_KEYS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
             "prompt_tps", "eval_tps", "peak_memory_gb")
@@ -43,6 +46,7 @@ _RUN_KEY_SET = frozenset(RUN_KEYS)
 STARTUP_KEYS = ("gpu_layers", "buffers", "moe_experts_cpu")
 BUFFER_KINDS = ("model_mib", "kv_mib", "compute_mib")
 MAX_WARNINGS = 50
+MAX_UNPARSED_EXAMPLES = 5
 MAX_LINE_CHARS = 500
 
 
@@ -57,7 +61,7 @@ def new_report(framework: str) -> dict:
 
 def _has_content(report: dict) -> bool:
     return (any(report[k] is not None for k in RUN_KEYS + STARTUP_KEYS)
-            or bool(report["extra"]) or bool(report["warnings"]))
+            or bool(report["extra"]) or bool(report["warnings"]) or report["unparsed"] is not None)
 
 
 def _copy(value: Any) -> Any:
@@ -74,6 +78,8 @@ def _copy_report(report: dict) -> dict:
     out = report.copy()
     out["extra"] = _copy(report["extra"])
     out["warnings"] = [w.copy() for w in report["warnings"]]
+    if report["unparsed"] is not None:
+        out["unparsed"] = _copy(report["unparsed"])
     for key in STARTUP_KEYS:
         if out[key] is not None:
             out[key] = _copy(out[key])
@@ -176,6 +182,16 @@ class Runs:
             return
         seen.add(key)
         warnings.append({"kind": kind, "line": line.rstrip("\r\n")[:MAX_LINE_CHARS]})
+
+    def unparsed(self, line: str) -> None:
+        """A line of the family's figure lines that it could not read: counted, the first few kept as printed."""
+        report = self.current
+        seen = report["unparsed"]
+        if seen is None:
+            seen = report["unparsed"] = {"count": 0, "lines": []}
+        seen["count"] += 1
+        if len(seen["lines"]) < MAX_UNPARSED_EXAMPLES:
+            seen["lines"].append(line.rstrip("\r\n")[:MAX_LINE_CHARS])
 
     # -- output ----------------------------------------------------------------------------------------------
     def results(self) -> list[dict]:

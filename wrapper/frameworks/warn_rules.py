@@ -12,7 +12,7 @@ import re
 # phrase below contains one of them in any capitalisation a framework uses). Deliberately not "CPU"/"GPU": they
 # are on most lines of a verbose llama.cpp log.
 KEYS = ("emory", "EMORY", "lloc", "LLOC", "OOM", "back to", "usable", "ompatible", "not available", "nitialize CUDA",
-        "CUDA-capable", "device CPU", "offload", "Offload")
+        "CUDA-capable", "device CPU", "offload", "Offload", "preferred buffer type")
 
 _OOM = ("out of memory", "outofmemory", "out_of_memory", "failed to allocate", "unable to allocate",
         "cudamalloc failed", "bad_alloc", "not enough memory", "insufficient memory", "no available memory",
@@ -20,10 +20,13 @@ _OOM = ("out of memory", "outofmemory", "out_of_memory", "failed to allocate", "
 # "If you are running out of memory, consider …" (vLLM's CUDA graph advice) is not an out-of-memory event.
 _NOT_OOM = "running out of memory"
 _OOM_WORD = re.compile(r"\bOOM\b")
-# Not "cannot be used with preferred buffer type …, using CPU instead": llama.cpp prints that for the token
-# embeddings of every run (they always stay in host memory), so it says nothing about a fallback; nor "layer 3
-# assigned to device CPU" (placement, reported as offload_cpu through "offloaded N/M layers"). "… but Flash
-# Attention is assigned to device CPU" is a fallback.
+# llama.cpp's "tensor 'X' (q4_K) (and N others) cannot be used with preferred buffer type CUDA_Host, using CPU
+# instead" is a fallback: the tensor was meant for a GPU backend's buffer (device or pinned host memory) and sits in
+# plain CPU memory. Not when the preferred type is itself a CPU layout (CPU_REPACK, AMX, CPU_KLEIDIAI): that is a
+# CPU-only build choosing between CPU formats. Not "layer 3 assigned to device CPU" either (placement, reported as
+# offload_cpu through "offloaded N/M layers"); "… but Flash Attention is assigned to device CPU" is a fallback.
+_PREFERRED = re.compile(r"cannot be used with preferred buffer type (\S+?),? using CPU")
+_CPU_LAYOUTS = ("CPU", "AMX")
 _CPU_FALLBACK = ("fall back to cpu", "falls back to cpu", "falling back to cpu", "fallback to cpu",
                  "fall back to the cpu", "falling back to the cpu", "no usable gpu", "no compatible gpu",
                  "gpu is not available", "cuda is not available", "failed to initialize cuda",
@@ -47,6 +50,10 @@ def classify(text: str) -> str | None:
             return "cpu_fallback"
     if "is assigned to device cpu" in low and " but " in low:
         return "cpu_fallback"
+    if "preferred buffer type" in text:
+        m = _PREFERRED.search(text)
+        if m is not None and not m[1].startswith(_CPU_LAYOUTS):
+            return "cpu_fallback"
     for phrase in _OFFLOAD_CPU:
         if phrase in low:
             return "offload_cpu"

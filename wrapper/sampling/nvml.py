@@ -8,14 +8,17 @@ Every ``proc_every`` ticks: the compute processes, for the GPU memory of the chi
 process belongs to it when its parent chain reaches the child; NVML reports host PIDs, so inside a
 container with its own PID namespace nothing matches and ``proc_vram_mib`` is 0). The energy counter
 (~4 ms a call) is read only at start, right after each ``notify()`` and at stop (unless a boundary read it
-since the last tick), as samples holding just ``energy_mj``, stamped at the middle of the read. PCIe
-throughput (~21 ms a call) is never read.
+since the last tick), as samples holding just ``energy_mj``, stamped at the middle of the read. The counter's
+update period is measured once per GPU and process on a side thread at start (``energy.measure_update_period``:
+a read every 5 ms for at most 0.5 s) and reported in ``info()``. PCIe throughput (~21 ms a call) is never read.
 """
 from __future__ import annotations
 
+import threading
 import time
 from typing import Callable, Optional
 
+from .. import energy as _energy
 from ..events import Sample
 from .runner import ErrorLog, SamplerUnavailable, ThreadedSampler
 
@@ -31,6 +34,12 @@ _TICK_METRICS = (
     ("mem_clock_mhz", "nvmlDeviceGetClockInfo", ("NVML_CLOCK_MEM",), 1.0),
     ("temp_c", "nvmlDeviceGetTemperature", ("NVML_TEMPERATURE_GPU",), 1.0),
 )
+
+
+# (id(module), GPU uuid) → (module, period_s, reason): one probe per GPU and process (the module is kept so that
+# its id is never reused by another object while the entry exists)
+_PERIODS: dict = {}
+_PERIODS_LOCK = threading.Lock()
 
 
 def _load(nvml_module):
@@ -98,8 +107,12 @@ class NvmlSampler(ThreadedSampler):
         nvml_module=None,
         clock: Callable[[], int] = time.monotonic_ns,
         proc_every: int = 5,
+        energy_probe_s: float = _energy.PROBE_MAX_S,
     ):
         super().__init__(interval_s, clock)
+        self._probe_s = energy_probe_s
+        self._probe: Optional[threading.Thread] = None
+        self._period: tuple = (None, "not measured (energy_probe_s=0)")
         self._proc_every = max(1, proc_every)
         self._nvml: Optional[_Nvml] = None
         self._gpus: list[tuple[str, object]] = []
@@ -158,6 +171,9 @@ class NvmlSampler(ThreadedSampler):
     def _open(self, pid: int) -> None:
         self._root_pid = pid
         self._boundaries.append("start")  # the thread reads the energy counter first thing
+        if self._probe_s > 0:
+            self._probe = threading.Thread(target=self._probe_period, name="phasewrap-nvml-energy", daemon=True)
+            self._probe.start()
 
     def _tick(self) -> list[Sample]:
         nvml = self._nvml
@@ -191,6 +207,8 @@ class NvmlSampler(ThreadedSampler):
     def _finish(self) -> None:
         if not self._energy_fresh:  # the "exit" boundary usually has just read it
             self._read_energy()
+        if self._probe is not None:
+            self._probe.join(self._probe_s + 1.0)  # bounded by the probe's own limit; NVML shuts down after this
 
     def _close(self) -> None:
         if self._nvml is not None:
@@ -204,9 +222,28 @@ class NvmlSampler(ThreadedSampler):
             "child_gpus": sorted(self._child_gpus, key=lambda g: int(g[3:])),
             "memory_query": "v2" if self._memory_version is not None else "v1",
             "proc_every_ticks": self._proc_every,
+            "energy_update_period_s": self._period[0],
+            "energy_update_period_reason": self._period[1],
         }
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _probe_period(self) -> None:
+        """The first GPU's energy-counter update period, measured once per process (side thread, bounded)."""
+        gpu, handle = self._gpus[0]
+        key = (id(self._nvml.m), self._gpu_info[0]["uuid"] or gpu)
+        with _PERIODS_LOCK:
+            known = _PERIODS.get(key)
+            if known is None:
+                def read():
+                    return self._nvml.call("nvmlDeviceGetTotalEnergyConsumption", handle, gpu=gpu, log=False)
+
+                try:
+                    period = _energy.measure_update_period(read, clock=self._clock, max_s=self._probe_s)
+                except Exception as e:  # a background thread never kills the run
+                    period = (None, f"measuring the energy counter's update period failed: {e!r}")
+                known = _PERIODS[key] = (self._nvml.m, *period)
+        self._period = known[1:]
+
     def _read_energy(self) -> None:
         for gpu, handle in self._gpus:
             t0 = self._clock()

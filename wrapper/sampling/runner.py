@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Optional, Protocol
 from ..events import Sample
 from .anchor import Anchor
 
-log = logging.getLogger("wrapper.sampling")
+log = logging.getLogger("phasewrap.sampling")
 
 # A tool gets this long to exit after its stop signal before it is killed.
 _TOOL_EXIT_S = 2.0

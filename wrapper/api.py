@@ -1,0 +1,361 @@
+"""The library: what each subcommand does, as functions (``import wrapper as phasewrap; phasewrap.run([...])``).
+
+The CLI is one caller of these: it parses arguments, calls one function and maps its exceptions to exit
+statuses (``UsageError`` 2, ``StartError`` 127, ``GpuBusy`` 3). Defaults are the CLI's. Warnings go to the
+``phasewrap`` logger (the CLI prints them on stderr as ``phasewrap: warning: …``); nothing here prints.
+
+Heavy modules (the launcher, samplers, plotting, statistics) are imported inside the functions that use them,
+so ``import wrapper`` stays cheap.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from .errors import GpuBusy, StartError, UsageError
+
+log = logging.getLogger("phasewrap")
+
+PathOrRecords = Union[str, os.PathLike, Sequence]
+EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
+
+__all__ = ["run", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
+           "UsageError", "StartError", "GpuBusy"]
+
+
+class RunRecords(list):
+    """The records of one ``run()`` call, in run order (warm-ups included, marked ``warmup: true``).
+
+    ``exit_status``: what ``phasewrap run`` exits with — the last run's exit code (128+N when signal N ended
+    it), 0 when nothing ran, ``EXIT_OUTPUT`` (74) when the runs succeeded but a record could not be written to
+    the JSONL or CSV file. ``unwritten``: the run_ids of those records.
+    """
+
+    exit_status: int = 0
+    unwritten: list = []
+
+
+def _marks(marks) -> list:
+    """``{"name": "regex"}`` or ``[(name, regex)]`` / ``[(name, regex, stream)]`` → [(name, regex, stream)]."""
+    if not marks:
+        return []
+    items = marks.items() if isinstance(marks, Mapping) else marks
+    out = []
+    for item in items:
+        item = tuple(item)
+        if len(item) not in (2, 3):
+            raise UsageError(f"marks: expected (name, regex) or (name, regex, stream), got {item!r}")
+        out.append(item if len(item) == 3 else (*item, "any"))
+    return out
+
+
+def _sweeps(sweep) -> list:
+    """``{"ctx": [512, 4096]}``, ``[("ctx", [...])]`` or ``["ctx=512,4096"]`` → [(name, [text values])]."""
+    from .session import parse_sweep
+
+    if not sweep:
+        return []
+    items = sweep.items() if isinstance(sweep, Mapping) else sweep
+    out = []
+    try:
+        for item in items:
+            if isinstance(item, str):
+                name, values = parse_sweep(item)
+            else:
+                name, values = item
+                values = [str(v) for v in values]
+            out.append((name, values))
+    except ValueError as exc:
+        raise UsageError(f"phasewrap run: {exc}") from None
+    return out
+
+
+def _check_seconds(name: str, value, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+
+
+def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
+    from .export import csvlog
+    from .export.writer import OutputPathError, check_writable, show_path
+
+    for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
+        if path:
+            check_writable(option, path)
+    if csv and os.path.isfile(csv):
+        with open(csv, "rb") as fh:
+            problem = csvlog.header_problem(fh.read(1 << 16))
+        if problem:
+            raise OutputPathError(f"--csv: {show_path(csv)} {problem}; give a new file name (nothing was appended)")
+    if capture_dir:
+        if os.path.exists(capture_dir) and not os.path.isdir(capture_dir):
+            raise OutputPathError(f"--capture: {capture_dir} is not a directory; give a directory")
+        try:
+            os.makedirs(capture_dir, exist_ok=True)
+        except OSError as exc:
+            raise OutputPathError(f"--capture: cannot create {capture_dir} ({exc.strerror}); choose another "
+                                  "directory") from None
+        if not os.access(capture_dir, os.W_OK):
+            raise OutputPathError(f"--capture: cannot write in {capture_dir} (permission denied)")
+
+
+def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> bool:
+    """Append the record to the JSONL and CSV files, each on its own; a failure is logged as an error.
+    Returns False when an output could not be written."""
+    from .export import csvlog
+    from .export import jsonl as jsonl_format
+    from .export.writer import OutputError, append_locked, show_path
+
+    ok = True
+    if jsonl:
+        try:
+            append_locked(jsonl, lambda _first: jsonl_format.line(record), "--jsonl")
+        except OutputError as exc:
+            log.error("%s", exc)
+            ok = False
+    if csv:
+        dropped: list = []
+
+        def make(first: Optional[str]) -> str:
+            text, lost = csvlog.render([record], first)
+            dropped.extend(lost)
+            return text
+
+        try:
+            append_locked(csv, make, "--csv")
+        except OutputError as exc:
+            log.error("%s", exc)
+            return False
+        if dropped:
+            log.warning("--csv: %s's header has no column for tag(s) %s; they are in the JSONL record only "
+                        "(start a new CSV file to get columns for them)", show_path(csv), ", ".join(dropped))
+    return ok
+
+
+def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
+    if gpu == "off":
+        return
+    from .sampling import busy_gpu_processes
+
+    busy = busy_gpu_processes()
+    if not busy:
+        return
+    listing = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'}, {p.get('vram_mib') or '?'} MiB)" for p in busy)
+    if require_idle_gpu:
+        raise GpuBusy(f"--require-idle-gpu: the GPU is in use by {listing}; stop them or drop the option", busy)
+    log.warning("other processes use the GPU (%s); timings are only comparable on an idle GPU", listing)
+
+
+def _plot_after_run(records: list, capture_dir: Optional[str], path: str) -> None:
+    from .export.writer import show_path
+    from .plot import PlotUnavailable, load_runs, timeline, views_from_records
+
+    inputs = [os.path.join(capture_dir, r["run_id"] + ".capture.jsonl") for r in records] if capture_dir else []
+    try:
+        timeline(load_runs(inputs) if inputs else views_from_records(records), path)
+        log.info("timeline written to %s", show_path(path))
+    except (PlotUnavailable, ValueError, OSError) as exc:
+        log.warning("--plot: %s", exc)
+
+
+def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Optional[str] = None, marks=None,
+        profile: str = "auto", runs: int = 1, warmup: int = 0, cold: bool = False, sweep=None, gpu: str = "auto",
+        cpu: str = "auto", interval: float = 0.1, capture_dir: Optional[str] = None, jsonl: Optional[str] = None,
+        csv: Optional[str] = None, require_idle_gpu: bool = False, timeout_s: Optional[float] = None,
+        quiet: bool = True, ready_stream: str = "any", first_token_stream: str = "any",
+        tags: Optional[Mapping[str, str]] = None, note: Optional[str] = None, pty: bool = False,
+        kill_grace_s: float = 5.0, drop_caches: bool = False, model_files: Sequence[str] = (),
+        fingerprint: bool = True, request: Optional[str] = None, max_tokens: Optional[int] = None,
+        api: str = "openai", url: Optional[str] = None, model: Optional[str] = None, plot: Optional[str] = None,
+        on_record: Optional[Callable[[dict], None]] = None,
+        on_progress: Optional[Callable[[str], None]] = None) -> RunRecords:
+    """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
+
+    The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
+    output is not passed through to this process's stdout/stderr. ``marks``: ``{name: regex}`` or
+    ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
+    command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
+    interrupt never loses a finished run); ``plot`` draws the timeline afterwards. ``on_record(record)`` is
+    called after each run, ``on_progress(text)`` before each of several runs.
+
+    Returns the records (``RunRecords``, a list with ``exit_status``). Raises ``UsageError`` for bad options
+    or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
+    ``StartError`` when the command can't be started.
+    """
+    from .pipeline import RunConfig
+    from .session import SessionConfig, check, run_session
+
+    command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    for name, value in (("runs", runs), ("warmup", warmup)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "runs" else 0):
+            raise UsageError(f"phasewrap run: {name} must be a whole number >= {1 if name == 'runs' else 0}, "
+                             f"got {value!r}")
+    _check_seconds("interval", interval, allow_none=False)
+    _check_seconds("timeout_s", timeout_s)
+    _check_seconds("kill_grace_s", kill_grace_s, allow_none=False)
+    base = RunConfig(command=command, profile=profile, ready=ready, ready_stream=ready_stream,
+                     first_token=first_token, first_token_stream=first_token_stream, marks=_marks(marks),
+                     tags={str(k): str(v) for k, v in (tags or {}).items()}, note=note, quiet=quiet, pty=pty,
+                     timeout_s=timeout_s, kill_grace_s=kill_grace_s, capture_dir=capture_dir, request=request,
+                     max_tokens=max_tokens, api=api, url=url, model=model)
+    session = SessionConfig(base=base, runs=runs, warmup=warmup, cold=cold, drop_caches=drop_caches,
+                            model_files=list(model_files), sweeps=_sweeps(sweep), fingerprint=fingerprint)
+    try:
+        prepared = check(session)
+    except ValueError as exc:
+        raise UsageError(f"phasewrap run: {exc}") from None
+    _check_outputs(jsonl, csv, capture_dir, plot)
+    for warning in prepared[0].warnings:
+        log.warning("%s", warning.text)
+    _refuse_or_warn_busy_gpu(gpu, require_idle_gpu)
+
+    unwritten: list = []
+
+    def finished(record: dict) -> None:
+        if not _append_outputs(record, jsonl, csv):
+            unwritten.append(record["run_id"])
+        if on_record is not None:
+            on_record(record)
+
+    from .sampling import make_samplers
+
+    records, status = run_session(session, prepared, on_record=finished,
+                                  on_progress=on_progress or (lambda text: log.info("%s", text)),
+                                  make_samplers=lambda: make_samplers(gpu, cpu, interval))
+    out = RunRecords(records)
+    out.exit_status = status
+    out.unwritten = unwritten
+    if plot and records:
+        _plot_after_run(records, capture_dir, plot)
+    if unwritten:
+        log.error("%d record(s) not written to every output (%s); see the errors above", len(unwritten),
+                  ", ".join(unwritten))
+        out.exit_status = status or EXIT_OUTPUT
+    return out
+
+
+def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = None, ready_stream: str = "any",
+            first_token: Optional[str] = None, first_token_stream: str = "any", marks=None, profile: str = "auto",
+            framework: Optional[str] = None, dmon: Optional[str] = None, query_gpu: Optional[str] = None,
+            pidstat: Optional[str] = None, utc_offset_s: Optional[int] = None,
+            on_progress: Optional[Callable[[str], None]] = None) -> list:
+    """Run records from recorded output, as ``phasewrap analyze`` makes them: captures (files or directories),
+    timestamped logs, asciinema recordings, plain logs; ``dmon`` / ``query_gpu`` / ``pidstat``: side files.
+
+    The marker options re-apply other markers to a capture. Raises ``UsageError`` naming a bad input.
+    """
+    from .analyze import SideFiles
+    from .analyze import analyze as analyze_files
+    from .pipeline import RunConfig
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    config = RunConfig(command=[], profile=profile, ready=ready, ready_stream=ready_stream, first_token=first_token,
+                       first_token_stream=first_token_stream, marks=_marks(marks))
+    side = SideFiles(dmon=dmon, query_gpu=query_gpu, pidstat=pidstat, utc_offset_s=utc_offset_s)
+    try:
+        return analyze_files([os.fspath(p) for p in paths], config, side, framework=framework,
+                                on_progress=on_progress or (lambda text: log.info("%s", text)))
+    except UsageError as exc:
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    except ValueError as exc:  # a bad regex or profile, named by prepare()
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+
+
+def read_records(path: Union[str, os.PathLike]) -> list:
+    """The run records of a records file (JSONL, a JSON array, pretty-printed objects). Each line that is
+    not a record is skipped with one warning naming the file, the line and why; a file with no record at all
+    raises ``UsageError``."""
+    from .records_io import read_records as _read
+
+    path = os.fspath(path)
+    records, skipped = _read(path)
+    for number, why in skipped:
+        log.warning("%s: line %d skipped: %s", path, number, why)
+    return records
+
+
+def _records_of(given: PathOrRecords) -> list:
+    """Records given as a records file path, a list of records, or a list of paths and records."""
+    if isinstance(given, (str, os.PathLike)):
+        return read_records(given)
+    if isinstance(given, dict):
+        return [given]
+    out = []
+    for item in given:
+        out += read_records(item) if isinstance(item, (str, os.PathLike)) else [item]
+    return out
+
+
+def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
+            base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
+            plot: Optional[str] = None) -> dict:
+    """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
+    the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
+    ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
+    from .compare import compare as compare_records
+    from .records_io import select
+
+    if cand is None:
+        if not (base_tags and cand_tags):
+            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
+                             "--cand-tag K=V to select the two groups")
+        records = _records_of(base)
+        base_records, cand_records = select(records, dict(base_tags)), select(records, dict(cand_tags))
+    else:
+        base_records, cand_records = _records_of(base), _records_of(cand)
+        if base_tags:
+            base_records = select(base_records, dict(base_tags))
+        if cand_tags:
+            cand_records = select(cand_records, dict(cand_tags))
+    for side, chosen in (("base", base_records), ("candidate", cand_records)):
+        if not chosen:
+            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
+    result = compare_records(base_records, cand_records)
+    if plot:
+        from .plot import PlotUnavailable, compare_bars
+        try:
+            compare_bars(base_records, cand_records, plot)
+        except (PlotUnavailable, ValueError) as exc:
+            log.warning("--plot: %s", exc)
+    return result
+
+
+def diagnose(records: PathOrRecords) -> list:
+    """The findings (``diagnose.Finding``: bottleneck, evidence, next step) for a set of runs, as
+    ``phasewrap diagnose`` prints them. ``records``: records or records files."""
+    from .diagnose import diagnose as _diagnose
+
+    return _diagnose(_records_of(records))
+
+
+def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike], *,
+         compare: bool = False) -> str:
+    """Draw a timeline of the runs in ``inputs`` (captures, capture directories, records files) into
+    ``output`` (.png, .svg or .html); with ``compare=True``, ``inputs`` are BASE and CAND records and the
+    picture is per-phase bars. Returns the output path. Needs the plot extra (matplotlib)."""
+    from .plot import compare_bars, load_runs, timeline
+
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    inputs = [os.fspath(i) for i in inputs]
+    output = os.fspath(output)
+    if compare:
+        if len(inputs) != 2:
+            raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
+        return compare_bars(read_records(inputs[0]), read_records(inputs[1]), output)
+    return timeline(load_runs(inputs), output)
+
+
+def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike]) -> str:
+    """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
+    tables, diagnosis, environment and the timeline. Returns the output path."""
+    from .report import write_report
+
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    return write_report([os.fspath(i) for i in inputs], os.fspath(output))

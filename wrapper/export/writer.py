@@ -1,0 +1,156 @@
+"""The one place that writes phasewrap's output files.
+
+Two ways in:
+
+- ``write_file(path, data)``: a whole file (report, plot, --plot). Written to a temporary file in the same
+  directory and renamed over ``path``, so a failure (full disk, read-only file system, a crash) never leaves
+  half a file and never touches an existing one. ``-`` means stdout.
+- ``append_locked(path, make_text)``: whole lines appended to a shared log (JSONL, CSV) under an exclusive
+  ``flock``, in one ``write`` on an ``O_APPEND`` descriptor, so concurrent runs never interleave. An append
+  always starts on a fresh line (a file cut off mid-line gets its newline first), and a short write (ENOSPC)
+  is truncated back, so the file holds whole lines only.
+
+Every failure is an ``OutputError`` whose one-line message names the option, the file and the fix.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import secrets
+import sys
+from typing import Callable, Optional, Union
+
+from ..errors import UsageError
+
+STDOUT = "-"
+
+
+class OutputError(UsageError):
+    """An output file that can't be written; the message is one line naming the file."""
+
+
+class OutputPathError(OutputError):
+    """An output path that can't be written, found before the child starts."""
+
+
+def show_path(path: str) -> str:
+    """``path`` printable on any terminal: bytes that aren't UTF-8 (kept by Python as surrogates) as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _fail(option: Optional[str], path: str, exc: OSError, fix: str) -> OutputError:
+    head = f"{option}: " if option else ""
+    return OutputError(f"{head}cannot write {show_path(path)} ({exc.strerror or exc}); {fix}")
+
+
+def write_file(path: str, data: Union[bytes, str], option: Optional[str] = None) -> None:
+    """Write ``data`` as the whole of ``path`` (temp file + rename); ``-`` writes it to stdout."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    if path == STDOUT:
+        out = sys.stdout.buffer if sys.stdout is not None else None
+        try:
+            if out is None:
+                raise OSError(9, "stdout is closed")
+            out.write(data)
+            out.flush()
+        except OSError as exc:
+            raise _fail(option, "stdout", exc, "give a file name instead of -") from None
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = 0o666
+    try:
+        st = os.stat(path)
+        mode = st.st_mode & 0o7777  # keep the mode of the file being replaced
+    except OSError:
+        pass
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # the umask applies to a new file
+    except OSError as exc:
+        raise _fail(option, path, exc, "choose a writable location") from None
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise _fail(option, path, exc, "free some space or choose another location") from None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def check_writable(option: str, path: str) -> None:
+    """Fail early, with the fix, when ``path`` can't be written (its directory may not exist yet).
+
+    An existing file is opened for writing (nothing is written): permission bits alone say nothing for root,
+    or for files like /proc/version that refuse writes.
+    """
+    if path == STDOUT:
+        return
+    shown = show_path(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputPathError(f"{option}: {shown} is a directory; give a file name")
+    if os.path.exists(path):
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
+        except OSError as exc:
+            raise OutputPathError(f"{option}: cannot write {shown} ({exc.strerror}); choose a writable file") from None
+    elif not os.path.isdir(directory):
+        raise OutputPathError(f"{option}: directory {show_path(directory)} does not exist; create it or choose "
+                              "another path")
+    elif not os.access(directory, os.W_OK):
+        raise OutputPathError(f"{option}: cannot create files in {show_path(directory)} (permission denied or a "
+                              "read-only file system); choose another path")
+
+
+def append_locked(path: str, make_text: Callable[[Optional[str]], str], option: Optional[str] = None) -> None:
+    """Append ``make_text(first_line_or_None)`` under an exclusive lock, as whole lines or not at all.
+
+    ``make_text`` sees the file's first line (None for an empty file) so a CSV writer can decide on a header
+    and its columns while holding the lock. Raises ``OutputError``; the file is then as it was before.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as exc:
+        raise _fail(option, path, exc, "choose a writable file") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        first = _first_line(path) if size else None
+        text = make_text(first)
+        if size and _last_byte(path, size) != b"\n":
+            text = "\n" + text  # the previous writer was cut off mid-line: start ours on a fresh one
+        try:
+            _write_all(fd, text.encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, size)  # no half line left behind for the next append to be glued onto
+            except OSError:
+                pass
+            raise _fail(option, path, exc, "free some space; nothing of this record was written there") from None
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _first_line(path: str) -> Optional[str]:
+    with open(path, "r", encoding="utf-8", errors="replace", newline="") as fh:
+        line = fh.readline()
+    return line.rstrip("\r\n") if line else None
+
+
+def _last_byte(path: str, size: int) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(size - 1)
+        return fh.read(1)
