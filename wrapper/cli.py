@@ -162,7 +162,43 @@ def _add_run(sub) -> None:
     sv.add_argument("--url", metavar="URL", help="server base URL (default: from --host/--port in the command, "
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
+    fl = run.add_argument_group("beyond one machine (Slurm job arrays, Kubernetes Indexed Jobs; see phasewrap plan)")
+    fl.add_argument("--shard", metavar="I/N|auto", help="run only shard I of N of the plan (numbered from 0); auto: "
+                    "from SLURM_ARRAY_TASK_ID/_MIN/_MAX (or _COUNT), or JOB_COMPLETION_INDEX with --shards N")
+    fl.add_argument("--shards", type=_positive_int("--shards"), metavar="N",
+                    help="number of shards (the Kubernetes Job's completions) for --shard auto; for plan: split into N")
+    fl.add_argument("--sweep-id", metavar="ID", help="name of the sweep in fleet.sweep_id (default: "
+                    "SLURM_ARRAY_JOB_ID, the Job's JOB_NAME, else generated)")
+    fl.add_argument("--prom-textfile", metavar="DIR", help="write DIR/phasewrap.prom (atomically) for node_exporter's "
+                    "textfile collector: the last run per label set (needs phasewrap[prometheus])")
+    fl.add_argument("--mlflow", nargs="?", const="", metavar="TRACKING_URI", help="log a parent MLflow run per "
+                    "sweep and a child run per record (default store: sqlite:///mlflow.db in the working "
+                    "directory; needs phasewrap[mlflow])")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_plan(sub) -> None:
+    sub.add_parser("plan", parents=[sub.choices["run"]], add_help=False, conflict_handler="resolve",
+                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                   help="print a sweep's runs, numbered, and how they split into --shards N",
+                   description="Print every recorded run of `phasewrap run` with the same options (each -L "
+                   "combination x -n runs), numbered, and the shard that runs it with --shards N. Nothing runs.",
+                   epilog="example:\n  phasewrap plan -L ctx=512,1024,2048,4096 -n 2 --shards 4 -- "
+                   "llama-completion -c {ctx} ...")
+
+
+def _add_merge(sub) -> None:
+    mer = sub.add_parser("merge", help="merge the record files of a sharded sweep: validated, duplicates dropped, "
+                         "missing plan items and host differences reported",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description="Read every record file (*.jsonl, *.json; not captures) under FILES/DIRS, "
+                         "keep the good lines of a cut-off file, drop repeated run_ids, and write one JSONL file. "
+                         "On stderr: one line per problem, per plan item no record covers (a failed task) and "
+                         "per environment condition (GPU, driver, binary, CPU) on which hosts differ. Exit "
+                         "status 1 when plan items are missing.",
+                         epilog="example:\n  phasewrap merge results/ -o sweep.jsonl")
+    mer.add_argument("inputs", nargs="+", metavar="FILE|DIR")
+    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="merged records (- for stdout)")
 
 
 def _add_analyze(sub) -> None:
@@ -240,7 +276,7 @@ def _add_report(sub) -> None:
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
-SUBCOMMANDS = (_add_run, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,7 +350,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
             model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
             max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
-            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err)
+            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
+            shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
+            mlflow=args.mlflow)
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY
@@ -330,6 +368,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif args.format == "json" and records:
         _out(jsonl.pretty(records[0] if single else list(records)))
     return records.exit_status
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .fleet import render_plan
+
+    rows = api.plan(_command(args), sweep=list(args.sweep), runs=args.runs, shards=args.shards or 1)
+    _out(jsonl.pretty(rows) if args.format == "json" else render_plan(rows, args.warmup))
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .merge import summary
+
+    merged, files = api.merge(args.inputs, args.output)
+    _err(summary(merged, files))
+    return 1 if merged.missing else 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -394,7 +448,7 @@ def render_findings(findings: list) -> str:
     return render(findings)
 
 
-COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
+COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
             "plot": cmd_plot, "report": cmd_report}
 
 

@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
+from .errors import UsageError
+
 PLACEHOLDERS = ("host", "shard", "sweep_id", "run_id")
 _PLACEHOLDER = re.compile(r"\{(host|shard|sweep_id|run_id)\}")
 
@@ -24,7 +26,7 @@ SLURM_VARS = ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_M
 K8S_INDEX = "JOB_COMPLETION_INDEX"
 
 
-class ShardError(ValueError):
+class ShardError(UsageError):
     """A --shard / --shards value or scheduler environment that can't give a shard; the message says the fix."""
 
 
@@ -102,9 +104,9 @@ def parse_shard(text: str, shards: Optional[int], env: Mapping[str, str]) -> Sha
             raise ShardError(f"--shard auto: {K8S_INDEX}={index} is not below --shards {shards}; set --shards "
                              "to the Job's completions")
         return Shard(index, shards, "kubernetes", env.get("HOSTNAME") or None, env.get("JOB_NAME") or None)
-    raise ShardError("--shard auto: no scheduler variables set (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN/"
-                     f"MAX or SLURM_ARRAY_TASK_COUNT, or {K8S_INDEX} with --shards N); run inside a job array "
-                     "or give --shard I/N")
+    raise ShardError("--shard auto: no scheduler variables set (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN "
+                     f"and SLURM_ARRAY_TASK_MAX or SLURM_ARRAY_TASK_COUNT, or {K8S_INDEX} with --shards N); run "
+                     "inside a job array or give --shard I/N")
 
 
 def _int(env: Mapping[str, str], name: str) -> int:
@@ -163,3 +165,52 @@ def expand(path: str, fleet: Mapping, run_id: str) -> str:
     values = {"host": fleet.get("host") or "unknown-host", "shard": str(fleet.get("shard", 0)),
               "sweep_id": fleet.get("sweep_id") or "", "run_id": run_id}
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], path)
+
+
+def setup(shard_text: Optional[str], shards: Optional[int], sweep_id: Optional[str], variant_count: int,
+          runs: int, env: Mapping[str, str] = os.environ) -> tuple[Optional[list[PlanItem]], dict]:
+    """(the plan items this process runs, None for the whole plan; the ``fleet`` key) from the run options.
+
+    ``sweep_id``: the option, else the scheduler's (``SLURM_ARRAY_JOB_ID``, a Kubernetes Job's ``JOB_NAME``),
+    else a new one.
+    """
+    if shards is not None and shard_text is None:
+        raise ShardError("--shards N: give --shard auto (Kubernetes: JOB_COMPLETION_INDEX) or --shard I/N with it")
+    items = plan(variant_count, runs)
+    shard = parse_shard(shard_text, shards, env) if shard_text is not None else None
+    info = describe(shard, sweep_id, len(items), env)
+    if shard is None:
+        return None, info
+    chosen = select(items, shard.index, shard.count)
+    if not chosen:
+        raise ShardError(f"--shard {shard.index}/{shard.count}: the plan has only {len(items)} run(s), so this "
+                         f"shard would be empty; use at most {len(items)} shards")
+    return chosen, info
+
+
+def capture_check_dir(template: str) -> str:
+    """The directory to create and check before the runs when ``--capture`` holds ``{run_id}``."""
+    head = template.split("{run_id}")[0]
+    directory = head if head.endswith("/") else os.path.dirname(head)
+    return directory or "."
+
+
+def render_plan(rows: Sequence[dict], warmup: int = 0) -> str:
+    """``api.plan``'s rows as a table, then per shard which items it runs."""
+    from tabulate import tabulate
+
+    if not rows:
+        return "empty plan\n"
+    shards = rows[0]["shards"]
+    tag_keys = list(dict.fromkeys(k for r in rows for k in r["tags"]))
+    table = [[r["index"], f"{r['shard']}/{shards}", *(r["tags"].get(k, "") for k in tag_keys),
+              f"{r['repeat'] + 1}/{max(x['repeat'] for x in rows) + 1}", " ".join(r["command"])] for r in rows]
+    head = f"plan: {len(rows)} recorded run(s) in {shards} shard(s)"
+    if warmup:
+        head += f"; each shard adds {warmup} warm-up run(s) before each combination it holds"
+    lines = [head, tabulate(table, headers=["#", "shard", *tag_keys, "run", "command"], tablefmt="plain")]
+    for s in range(shards):
+        mine = [r["index"] for r in rows if r["shard"] == s]
+        lines.append(f"shard {s}/{shards}: items {mine[0]}-{mine[-1]} ({len(mine)} run(s))" if mine
+                     else f"shard {s}/{shards}: empty")
+    return "\n".join(lines) + "\n"
