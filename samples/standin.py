@@ -58,6 +58,8 @@ def main() -> int:
     p.add_argument("--stall-before", default="", metavar="I,J,...",
                    help="pause --stall-s before these tokens (1-based: 50 = the 50th token)")
     p.add_argument("--stall-s", type=float, default=0.3, help="length of each --stall-before pause")
+    p.add_argument("--think-s", type=float, default=0.0,
+                   help="think first: <think>, thinking words every --interval-s for this long, </think>, then the answer")
     p.add_argument("-p", "--prompt", default="", help="prompt, echoed on stdout after the ready line")
     p.add_argument("--ready-line", default="standin: model loaded", help="stderr line that marks ready")
     p.add_argument("--binary", action="store_true", help="tokens are raw bytes, including invalid UTF-8")
@@ -78,6 +80,19 @@ def main() -> int:
         write(1, a.prompt.encode())
     wait(a.ttft_s, "sleep")
     token_ns = []
+    if a.think_s > 0:
+        write(1, b"<think>")
+        token_ns.append(time.monotonic_ns())
+        think_end = time.monotonic() + a.think_s
+        while time.monotonic() + a.interval_s < think_end:
+            wait(a.interval_s, a.decode_mode)
+            write(1, b" hmm")
+            token_ns.append(time.monotonic_ns())
+        wait(think_end - time.monotonic(), "sleep")
+        write(1, b"</think>\n\n")
+        token_ns.append(time.monotonic_ns())
+        wait(a.interval_s, a.decode_mode)
+    answer_from = len(token_ns)
     for i in range(a.tokens):
         if i:
             wait(a.interval_s, a.decode_mode)
@@ -92,7 +107,8 @@ def main() -> int:
     write(2, f"standin: generated {a.tokens} tokens, read {read_bytes} bytes\n".encode())
     if a.stamps or a.stamps_file:
         stamps = {"start_ns": t_start_ns, "ready_ns": ready_ns, "first_token_ns": token_ns[0] if token_ns else None,
-                  "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns), "token_ns": token_ns}
+                  "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns), "token_ns": token_ns,
+                  "first_answer_ns": token_ns[answer_from] if len(token_ns) > answer_from else None}
         if a.stamps_file:
             with open(a.stamps_file, "w") as fh:
                 json.dump(stamps, fh)

@@ -17,7 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 WORDS = ("the", "model", "feels", "slow", "until", "you", "measure", "each", "phase", "apart")
 
 
-def make_handler(ttft_s: float, interval_s: float, stall_before=frozenset(), stall_s: float = 0.3):
+def make_handler(ttft_s: float, interval_s: float, stall_before=frozenset(), stall_s: float = 0.3,
+                 reasoning_s: float = 0.0, stamps_file=None):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -44,6 +45,26 @@ def make_handler(ttft_s: float, interval_s: float, stall_before=frozenset(), sta
             t_start = time.monotonic()
             time.sleep(ttft_s)
             t_first = time.monotonic()
+            stamps = {"first_event_ns": time.monotonic_ns(), "first_answer_ns": None}
+            if reasoning_s > 0:  # think first: reasoning_content deltas (openai) or <think> in the content (llama)
+                think_end = time.monotonic() + reasoning_s
+                first = True
+                while first or time.monotonic() + interval_s < think_end:
+                    if not first:
+                        time.sleep(interval_s)
+                    word = ("<think>" if first else "") + " hmm"
+                    if llama:
+                        self._event({"content": word, "tokens": [0], "stop": False})
+                    else:
+                        self._event({"choices": [{"index": 0, "text": "", "delta": {"reasoning_content": word},
+                                                  "finish_reason": None}]})
+                    if first:
+                        stamps["first_event_ns"] = time.monotonic_ns()
+                    first = False
+                time.sleep(max(0.0, think_end - time.monotonic()))
+                if llama:
+                    self._event({"content": "</think>\n\n", "tokens": [0], "stop": False})
+                time.sleep(interval_s)
             for i in range(n):
                 if i:
                     time.sleep(interval_s)
@@ -54,7 +75,12 @@ def make_handler(ttft_s: float, interval_s: float, stall_before=frozenset(), sta
                     self._event({"content": text, "tokens": [i], "stop": False, "tokens_predicted": i + 1})
                 else:
                     self._event({"choices": [{"text": text, "index": 0, "finish_reason": None}]})
+                if i == 0:
+                    stamps["first_answer_ns"] = time.monotonic_ns()
             t_end = time.monotonic()
+            if stamps_file:  # before the last event: the client stops the server once it has read that
+                with open(stamps_file, "w") as fh:
+                    json.dump(stamps, fh)
             timings = {"prompt_n": len(str(req.get("prompt", "")).split()), "prompt_ms": (t_first - t_start) * 1000,
                        "predicted_n": n, "predicted_ms": (t_end - t_first) * 1000}
             if llama:
@@ -78,11 +104,16 @@ def main() -> int:
     p.add_argument("--stall-before", default="", metavar="I,J,...",
                    help="pause --stall-s before these token events (1-based)")
     p.add_argument("--stall-s", type=float, default=0.3, help="length of each --stall-before pause")
+    p.add_argument("--reasoning-s", type=float, default=0.0,
+                   help="think first for this long: reasoning_content deltas (openai), <think> … </think> (llama)")
+    p.add_argument("--stamps-file", metavar="FILE",
+                   help="after each request write own monotonic stamps (first event, first answer event) as JSON")
     a = p.parse_args()
     stall_before = frozenset(int(i) for i in a.stall_before.split(",") if i.strip())
     sys.stderr.write("standin-server: loading\n")
     time.sleep(a.load_s)
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s, stall_before, a.stall_s))
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s, stall_before, a.stall_s, a.reasoning_s,
+                                                                   a.stamps_file))
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     sys.stderr.write(f"standin-server: listening on http://127.0.0.1:{server.server_address[1]}\n")
     sys.stderr.flush()

@@ -218,3 +218,12 @@ def test_the_schema_name_is_written_in_one_module():
                 if any(isinstance(n, ast.Constant) and n.value == "phasewrap.run/1" for n in ast.walk(tree)):
                     holders.append(os.path.relpath(path, ROOT))
     assert holders == ["wrapper/record.py"]
+
+
+def test_timed_log_with_several_requests_gives_each_earlier_one_a_record():
+    name = "llama-server__2026-timestamped-draft-acceptance-then-next-task-n_gen-progress.log"
+    first, last = _analyze_json([fixture("logs", name)])
+    assert first["run_id"] == name + "#1" and first["phases_source"] == "reported"
+    assert first["reported"]["extra"]["task_id"] == 160 and first["reported"]["eval_tokens"] == 96
+    assert first["source"]["kind"] == "log (relative times)"
+    assert last["reported"]["extra"]["task_id"] == 202 and last.get("phases_source") != "reported"

@@ -35,39 +35,10 @@ _RUN = re.compile(r"#(\d+)\.(.+)")
 _DOT = re.compile(r"(?<!\\)\.")
 _MISSING = object()
 
-# Logs whose expectations corpus-b is writing (issue 16, the other frameworks): not yet checked. Once a file
-# exists its log is checked like any other; a name stays here only while its file is missing.
-AWAITING_EXPECTATIONS = frozenset({
-    "mlx_lm__benchmark-trials-averages.log",
-    "mlx_lm__generate-minicpm3-separators-and-stats.log",
-    "ollama__2024-cuda-oom-compute-buffers-failed-to-create-context.log",
-    "ollama__ipex-llm-server-2024-12-offload-to-cpu-layers-offload-0.log",
-    "ollama__run-verbose-32k-prompt-2025-10-after.log",
-    "ollama__run-verbose-interactive-mistral-2024-01.log",
-    "ollama__run-verbose-set-verbose-metal-gpu-loaded-layers-devbranch.log",
-    "ollama__run-verbose-stats-mistral-small.log",
-    "ollama__server-2023-journald-runner-started-llama_print_timings.log",
-    "ollama__server-2024-12-offload-to-cuda-starting-llama-server.log",
-    "ollama__server-2025-07-ollama-engine-ggml-offloaded-41of41-model-weights.log",
-    "ollama__server-2025-08-new-engine-kv-cache-total-memory-runner-started.log",
-    "sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log",
-    "sglang__2025-11-capture-cuda-graph-end-time-elapsed.log",
-    "sglang__2025-11-startup-load-weight-kv-cache-allocated-cuda-graph-begin.log",
-    "tensorrt-llm__2025-04-triton-paged-kv-cache-allocated-GiB.log",
-    "tensorrt-llm__v0.8-kv-cache-bytes-tokens-in-paged-kv-cache.log",
-    "tgi__2025-04-docker-startup-download-shard-ready-in.log",
-    "transformers__accelerate-offloaded-to-cpu-meta-device-warning.log",
-    "vllm__v0-2024-07-loading-model-weights-took-GB-gpu-blocks-cuda-graphs.log",
-    "vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log",
-    "vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log",
-    "vllm__v1-2026-metrics-engine000-specdecoding.log",
-})
 
 
 def log_names() -> list[str]:
-    """The corpus logs that have (or must have) an expectations file."""
-    return sorted(n for n in os.listdir(LOGS) if n.endswith(".log")
-                  and (n not in AWAITING_EXPECTATIONS or os.path.exists(expected_path(n))))
+    return sorted(n for n in os.listdir(LOGS) if n.endswith(".log"))
 
 
 def expected_path(name: str) -> str:

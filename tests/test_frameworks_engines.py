@@ -35,7 +35,8 @@ def test_vllm_v1_tp_workers_model_loading():
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
     r = only("vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log", "vllm")
     assert r["extra"] == {"kv_cache_tokens": 396928, "max_concurrency": 3.03, "graph_capture_ms": 2000.0,
-                          "graph_capture_gib": 0.11, "init_engine_ms": 13700.0, "compilation_ms": 7280.0}
+                          "graph_capture_gib": 0.11, "init_engine_ms": 13700.0, "compilation_ms": 7280.0,
+                          "cuda_graph_pool_gib": 0.11, "cuda_graph_pool_estimated_gib": 0.14}
     assert r["load_ms"] is None  # "Model loaded in 22.4s" is the launcher's line, not vLLM's
 
 
@@ -44,8 +45,10 @@ def test_vllm_v1_engine_metrics_and_spec_decoding():
     assert r["extra"] == {
         "engine_metrics": {"lines": 2, "max_prompt_tps": 0.0, "max_generation_tps": 28.4,
                            "last": {"prompt_tps": 0.0, "generation_tps": 0.0, "running_reqs": 0, "waiting_reqs": 0,
-                                    "gpu_kv_cache_usage_pct": 0.0}},
-        "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0}}
+                                    "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0,
+                                    "mm_cache_hit_rate_pct": 0.0}},
+        "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0, "accepted_tps": 15.60,
+                          "drafted_tps": 38.99, "accepted_tokens": 78, "drafted_tokens": 195}}
     assert r["prompt_tps"] is None and r["eval_tps"] is None
 
 
@@ -59,13 +62,14 @@ def test_sglang_scheduler_batches():
 def test_sglang_kv_cache_and_cuda_graph_capture():
     r = only("sglang__2025-11-capture-cuda-graph-end-time-elapsed.log", "sglang")
     assert r["extra"] == {"kv_cache_tokens": 2243474, "kv_k_gb": 59.91, "kv_v_gb": 59.91, "cuda_graph_ms": 5370.0,
-                          "cuda_graph_mem_gb": 1.44}
+                          "cuda_graph_mem_gb": 1.44, "avail_mem_after_kv_pool_gb": 40.03}
 
 
 def test_sglang_weights_loading():
     r = only("sglang__2025-11-startup-load-weight-kv-cache-allocated-cuda-graph-begin.log", "sglang")
     assert r["extra"] == {"weights_progress_elapsed_ms": 1000, "avail_mem_after_weights_gb": 28.91,
-                          "weights_mem_gb": 15.09, "kv_cache_tokens": 183133, "kv_k_gb": 11.18, "kv_v_gb": 11.18}
+                          "weights_mem_gb": 15.09, "kv_cache_tokens": 183133, "kv_k_gb": 11.18, "kv_v_gb": 11.18,
+                          "avail_mem_before_weights_gb": 44.00, "avail_mem_after_kv_pool_gb": 5.51}
     assert r["load_ms"] is None
 
 
@@ -125,3 +129,51 @@ def test_transformers_h200_script_loading_bar_and_no_false_cpu_fallback():
     # script's own "[workload] …" timings are not the framework's
     assert cold[0]["warnings"] == [] and warm[0]["warnings"] == []
     assert all(cold[0][k] is None for k in TIMINGS)
+
+
+def test_vllm_early_v1_compile_times_and_gpu_blocks_without_cpu_blocks():
+    r = only("vllm__v1-2025-01-early-v1-weights-GB-torch-compile-takes-gpu-blocks-only.log", "vllm")
+    assert r["extra"] == {"model_weights_gb": 67.7229, "dynamo_transform_ms": 12880.0, "graph_compile_ms": 41860.0,
+                          "torch_compile_ms": 54730.0, "gpu_blocks": 1381, "max_concurrency": 10.79}
+
+
+def test_vllm_v0_separate_prefix_cache_line_joins_the_last_metrics():
+    r = only("vllm__v0-2025-07-xinference-python-logging-dash-metrics-prefix-cache-gpu-cpu.log", "vllm")
+    assert r["extra"]["engine_metrics"]["last"] == {
+        "prompt_tps": 2.8, "generation_tps": 0.1, "running_reqs": 1, "swapped_reqs": 0, "pending_reqs": 0,
+        "gpu_kv_cache_usage_pct": 0.2, "cpu_kv_cache_usage_pct": 0.0, "gpu_prefix_cache_hit_rate_pct": 52.22,
+        "cpu_prefix_cache_hit_rate_pct": 0.0}
+
+
+def test_sglang_2026_comma_separated_prefill_with_input_throughput():
+    r = only("sglang__2026-08-tp0-ep0-chunked-prefill-pending-token-input-throughput.log", "sglang")
+    assert r["extra"] == {"prefill": {"batches": 5, "new_seqs": 5, "new_tokens": 5 * 8192, "cached_tokens": 0,
+                                      "last_input_tps": 7116.45, "max_input_tps": 8072.80}}
+
+
+def test_sglang_decode_lines_with_http_lines_between():
+    r = only("sglang__2026-06-omni-python-logging-decode-prefill-http-interleaved.log", "sglang")
+    assert r["extra"] == {"decode": {"batches": 3, "last_gen_tps": 82.34, "max_gen_tps": 126.29},
+                          "prefill": {"batches": 2, "new_seqs": 2, "new_tokens": 2, "cached_tokens": 14}}
+
+
+def test_tgi_success_line_is_one_request():
+    r = only("tgi__2024-02-docker-startup-warming-up-connected-generate-success.log", "tgi")
+    assert r["total_ms"] == 611.286748
+    assert r["extra"] == {"validation_ms": 0.7545, "queue_ms": 0.127337, "inference_ms": 610.405028,
+                          "time_per_token_ms": 43.600359}
+
+
+def test_tensorrt_llm_benchmark_line():
+    r = only("tensorrt-llm__2024-04-benchmark-py-BENCHMARK-line-latency-tokens-per-sec.log", "tensorrt-llm")
+    assert (r["total_ms"], r["eval_ms"], r["eval_tokens"], r["eval_tps"]) == (4409.816, 3751.546, 189, 50.379)
+    assert r["extra"] == {"batch_size": 1, "input_length": 710, "output_length": 190, "gpu_peak_mem_gb": 0.0,
+                          "build_ms": 116390.0, "tokens_per_sec": 43.09, "percentile95_ms": 5120.208,
+                          "percentile99_ms": 5120.208}
+
+
+def test_mlx_lm_cache_memory_line():
+    r = only("mlx_lm__2024-11-generate-stats-with-cache-memory-line-after.log", "mlx_lm")
+    assert (r["prompt_tokens"], r["prompt_tps"], r["eval_tokens"], r["eval_tps"], r["peak_memory_gb"]) == (
+        32188, 424.646, 892, 32.211, 11.496)
+    assert r["extra"] == {"cache_memory_gb": 4.034}

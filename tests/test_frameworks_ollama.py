@@ -112,3 +112,16 @@ def test_api_final_response_durations_in_nanoseconds():
     # streamed chunks before the last one carry no statistics
     assert parse_lines(['{"model":"llama3.2","created_at":"2023-08-04T08:52:19.385406455-07:00","response":"The",'
                         '"done":false}\n'], "ollama")[0]["total_ms"] is None
+
+
+def test_2025_unquoted_msg_offload_and_the_same_line_wrapped_by_hand_agree():
+    one = only("ollama__server-2025-02-msg-offload-unquoted-layers-offload-44of81-four-gpus.log")
+    wrapped = only("ollama__server-2025-02-msg-offload-wrapped-continuation-lines-by-user.log")
+    for r in (one, wrapped):
+        assert r["gpu_layers"] == {"offloaded": 44, "total": 81}
+        assert r["extra"]["offload_to"] == "cuda"
+        assert r["extra"]["layers_split"] == [11, 11, 11, 11]
+        assert r["extra"]["memory_estimate_mib"]["required.kv"] == 19.5 * 1024
+        assert r["extra"]["memory_estimate_mib"]["available"] == [22.0 * 1024] * 4
+        assert [w["kind"] for w in r["warnings"]] == ["offload_cpu"]
+    assert one["extra"] == wrapped["extra"]

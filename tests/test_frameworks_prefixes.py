@@ -96,6 +96,44 @@ def test_vllm_v0_indented_worker_tag():
     assert rest == "INFO 07-17 23:41:16 model_runner.py:559] Loading model weights took 6.1138 GB"
 
 
+def test_vllm_worker_tag_with_rank_field():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2025-07-vllmworker-rank-pid-tp8-model-loading-took.log", "rank=4 pid=842"))
+    assert rest == "INFO 07-10 12:50:15 [gpu_model_runner.py:1801] Model loading took 1.1187 GiB and 1.258585 seconds"
+    assert t is None
+
+
+def test_vllm_enginecore_dp_tag():
+    rest, _ = strip_prefix(line_of(
+        "vllm__v1-2025-10-enginecore_dp0-compilation-backends-dynamo-time-debug.log", "Dynamo"))
+    assert rest == "INFO 10-07 16:12:15 [compilation/backends.py:559] Dynamo bytecode transform time: 5.80 s"
+
+
+def test_docker_rfc3339_nanoseconds_then_process_tag():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2026-05-docker-rfc3339-nanosecond-timestamps-apiserver-metrics.log", "07:54:49"))
+    assert rest.startswith("INFO 05-12 07:54:49 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s")
+    assert t.kind == "epoch"
+    assert t.t_s == pytest.approx(epoch(2026, 5, 12, 7, 54, 49) + 0.313004621, abs=1e-6)
+
+
+def test_docker_desktop_time_and_bar():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2025-05-docker-desktop-time-pipe-prefix-loggers-116.log", "loggers.py:116"))
+    assert rest.startswith("INFO 05-30 07:55:29 [loggers.py:116] Engine 000: Avg prompt throughput: 1.1 tokens/s")
+    assert t == PrefixTime("naive", epoch(2025, 5, 30, 9, 55, 29) + 0.284)
+
+
+def test_journald_lower_case_month_of_a_locale():
+    rest, t = strip_prefix(line_of(
+        "ollama__server-2023-10-journald-lowercase-locale-month-runner-starting.log", "starting llama runner"))
+    assert rest == "llama.go:313: starting llama runner"
+    assert t == PrefixTime("naive", epoch(2023, 10, 11, 15, 42, 8))
+    rest, t = strip_prefix(line_of(
+        "ollama__server-2023-10-journald-lowercase-locale-month-runner-starting.log", "Device 0"))
+    assert (rest, t) == ("  Device 0: NVIDIA GeForce GTX 1060 6GB, compute capability 6.1", None)
+
+
 def test_sglang_bracketed_naive_time_with_rank():
     rest, t = strip_prefix(line_of(
         "sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log", "#token: 137"))

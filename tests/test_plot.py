@@ -10,9 +10,12 @@ import pytest
 
 from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
+from wrapper.errors import UsageError
 from wrapper.events import Sample
 
-plot = importlib.import_module("wrapper.plot")  # the module; wrapper.plot is the library function
+plot = importlib.import_module("wrapper.plot")  # the package; wrapper.plot is the library function
+draw = importlib.import_module("wrapper.plot.draw")
+series = importlib.import_module("wrapper.plot.series")
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the figures never touch pyplot; this keeps any other import headless
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
@@ -86,17 +89,29 @@ def test_a_capture_cut_short_gets_its_record_from_the_jsonl(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("", "empty; expected phasewrap records"),
-    ("hello\n", "neither JSON lines nor one JSON record"),
-    ('{"schema": "other/1"}\n', "not a phasewrap.run/1 record"),
+    ("", "line 1: empty file, no run records"),
+    ("hello\n", "line 1: invalid JSON at column 1: Expecting value; no run record"),
+    ('{"schema": "other/1"}\n', "line 1: not a run record: schema 'other/1'; no run record"),
     ('{"type": "header", "schema": "phasewrap.capture/9", "t0_monotonic_ns": 0}\n', "unknown schema"),
 ])
 def test_bad_inputs_name_the_file(tmp_path, content, message):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(content)
-    with pytest.raises(plot.PlotInputError, match=message) as info:
+    with pytest.raises(UsageError, match=message) as info:
         plot.load_runs([str(bad)])
-    assert str(bad) in str(info.value)
+    assert str(info.value).startswith(str(bad))
+
+
+def test_records_are_read_as_every_subcommand_reads_them(tmp_path, caplog):
+    """The one reader: a cut-off line is skipped with one warning, the good records are drawn."""
+    good = record_of(TINY)
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(good)[:40] + "\n")
+    with caplog.at_level("WARNING", logger="phasewrap"):
+        (view,) = plot.load_runs([str(path)])
+    assert view.record == good
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: line 2 skipped: invalid JSON at column 41: Expecting value"]
 
 
 def test_a_folder_without_captures_is_named(tmp_path):
@@ -116,7 +131,7 @@ def test_missing_input_is_named(tmp_path):
 
 def test_disk_rate_comes_from_the_cumulative_counter():
     (run,) = plot.load_runs([TINY])
-    ((device, xs, ys),) = plot._series(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
+    ((device, xs, ys),) = series._series(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
     assert device == "proc"
     # 50 MB read in each of the first three 250 ms intervals: 200 MB/s, then nothing
     assert ys[:6] == pytest.approx([200.0] * 6)
@@ -127,7 +142,7 @@ def test_disk_rate_comes_from_the_cumulative_counter():
 def test_one_source_per_metric_the_best_one():
     (run,) = plot.load_runs([TINY])
     run.samples.append(Sample(run.t0_ns, "dmon", "gpu0", {"gpu_util_pct": 55.0}))
-    ((_dev, _xs, ys),) = plot._series(run, plot.PANELS[0].metrics[0], 1.0)
+    ((_dev, _xs, ys),) = series._series(run, plot.PANELS[0].metrics[0], 1.0)
     assert 55.0 not in ys and len(ys) == 12
 
 
@@ -164,7 +179,7 @@ def test_panels_without_data_are_left_out_and_named_in_a_note(tmp_path):
     assert [p.name for p in drawn] == ["CPU", "disk read"]
     assert note == ("not drawn: GPU utilization (no gpu_util_pct samples); VRAM (no vram_used_mib samples); "
                     "power (no power_w samples)")
-    assert len(plot._timeline_figure(runs).axes) == 1 + 2
+    assert len(draw._timeline_figure(runs).axes) == 1 + 2
 
 
 @needs_mpl
@@ -177,13 +192,13 @@ def test_without_samples_the_note_says_where_they_come_from(tmp_path):
     _drawn, note = plot.panel_plan(plot.load_runs([records]))
     assert note == ("not drawn: GPU utilization, VRAM, power, CPU, disk read "
                     "(records only: time series need a capture, run --capture DIR)")
-    assert len(plot._timeline_figure(plot.load_runs([records])).axes) == 1
+    assert len(draw._timeline_figure(plot.load_runs([records])).axes) == 1
 
 
 @needs_mpl
 def test_every_panel_and_row_share_one_time_axis():
     runs = plot.load_runs([COLD, WARM])
-    fig = plot._timeline_figure(runs)
+    fig = draw._timeline_figure(runs)
     assert len(fig.axes) == 2 + len(plot.PANELS)
     limits = {ax.get_xlim() for ax in fig.axes}
     assert len(limits) == 1
@@ -213,11 +228,11 @@ def test_compare_bars(tmp_path):
     cand = [scaled(warm, f) for f in (1.0, 1.1)]
     assert open(plot.compare_bars(base, cand, str(tmp_path / "b.png")), "rb").read(8) == PNG_SIGNATURE
     assert ET.parse(plot.compare_bars(base, cand, str(tmp_path / "b.svg"))).getroot().tag.endswith("svg")
-    assert plot._stats(base, "load_s") == pytest.approx((25.491854, 25.491854 * 0.97, 25.491854 * 1.04))
+    assert draw._stats(base, "load_s") == pytest.approx((25.491854, 25.491854 * 0.97, 25.491854 * 1.04))
     no_load = copy.deepcopy(cand)
     for r in no_load:
         r["phases"]["load_s"] = None
-    assert plot._stats(no_load, "load_s") is None
+    assert draw._stats(no_load, "load_s") is None
     assert plot.compare_bars_bytes(base, no_load, "png").startswith(PNG_SIGNATURE)
     with pytest.raises(ValueError, match="both sides need at least one record"):
         plot.compare_bars_bytes(base, [], "png")

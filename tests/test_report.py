@@ -1,14 +1,14 @@
 import base64
+import html
 import importlib
 import json
 import re
 import sys
 from html.parser import HTMLParser
 
-
 from tests.conftest import HAVE_MPL, PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
-report = importlib.import_module("wrapper.report")  # the module; wrapper.report is the library function
+report = importlib.import_module("wrapper.html_report")
 
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
 
@@ -117,21 +117,20 @@ def test_without_matplotlib_the_report_still_has_its_tables(tmp_path, monkeypatc
     assert page.tables[0][1][:3] == ["7e57ab", "warm", "ok"]
 
 
-def test_diagnosis_is_shown_escaped_and_its_failure_does_not_cost_the_report(tmp_path, monkeypatch):
-    monkeypatch.setattr(report, "diagnose", lambda record: {"dominant": record["phases"]["load_s"]})
-    monkeypatch.setattr(report, "render_diagnosis", lambda d: f"load-bound <b>{d['dominant']}</b>")
+def test_each_run_has_its_diagnosis(tmp_path):
+    """The real diagnose over the run's one record (it takes a list of records), rendered and escaped."""
+    from wrapper.diagnose import diagnose, render as render_findings
+
+    record = json.loads(open(TINY, encoding="utf-8").read().splitlines()[-1])["record"]
+    expected = render_findings(diagnose([record]))
     text, _page = render(tmp_path, [TINY])
-    assert "<h3>diagnosis</h3>\n<pre>load-bound &lt;b&gt;1.0&lt;/b&gt;</pre>" in text
+    assert "diagnosis failed" not in text
+    assert f"<h3>diagnosis</h3>\n<pre>{html.escape(expected)}</pre>" in text
+    assert expected.startswith("1. [")
 
-    def broken(record):
-        raise KeyError("resources")
 
-    monkeypatch.setattr(report, "diagnose", broken)
+def test_diagnosis_text_is_escaped(tmp_path, monkeypatch):
+    # a fake with render's own signature: findings in, text out
+    monkeypatch.setattr(report, "render_diagnosis", lambda findings: f"<b>{findings[0].rule}</b>")
     text, _page = render(tmp_path, [TINY])
-    assert "diagnosis failed: KeyError: &#x27;resources&#x27;" in text
-
-
-def test_without_the_diagnose_module_there_is_no_diagnosis_section(tmp_path, monkeypatch):
-    monkeypatch.setattr(report, "diagnose", None)
-    text, _page = render(tmp_path, [TINY])
-    assert "diagnosis" not in text
+    assert re.search(r"<h3>diagnosis</h3>\n<pre>&lt;b&gt;\w+&lt;/b&gt;</pre>", text)

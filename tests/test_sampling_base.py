@@ -12,7 +12,7 @@ import pytest
 
 from wrapper.events import Sample
 from wrapper.sampling import DmonSampler, PidstatSampler, ProcSampler, UnavailableSampler, make_samplers
-from wrapper.sampling.runner import ThreadedSampler
+from wrapper.sampling.loops import ThreadedSampler
 
 H200 = Path(__file__).parent / "fixtures" / "h200"
 

@@ -28,7 +28,7 @@ from .markers import ANY, MarkerSpec
 from .pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
                        tracker_for)
 from .record import RunFacts, build
-from .reported import LineFeeder
+from .line_feeder import LineFeeder
 from .profiles import PROFILES
 
 SNIFF_BYTES = 64 << 10
@@ -62,6 +62,7 @@ class Observed:
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
     raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
+    parsed: Optional[list] = None  # the framework's reports from raw_lines, once parsed
 
 
 # -- readers -------------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     """The run record of one recording, through the same tracker, parsers and builder as a live run."""
     reported = None
     if obs.raw_lines is not None:
-        reported = frameworks.parse_lines(obs.raw_lines)
+        reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines)
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
@@ -400,18 +401,30 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
 
 
-def reported_records(path: str, lines: list, framework: Optional[str]) -> list:
+def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
+                     kind: str = "log (no times)") -> list:
     """A log without times: one record per run/request the framework printed, phases from its own figures.
 
-    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null."""
-    found = frameworks.parse_lines(lines, framework)
+    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
+    ``found``: the reports when already parsed (a timed log's earlier runs, see ``analyze``)."""
+    if found is None:
+        found = frameworks.parse_lines(lines, framework)
     name = os.path.basename(path)
     reports = found or [{"framework": "unknown", "lines": len(lines)}]
     return [build(RunFacts(
         run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
         end_ns=None, exit_code=None, status="unknown", reported=rep,
-        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": "log (no times)"}))
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
         for i, rep in enumerate(reports)]
+
+
+def _earlier_runs(obs: Observed, path: str) -> list:
+    """A timed log whose framework printed several runs/requests: the record of the recording carries the last
+    one's figures (as a live run does), so each earlier one gets its own record, as in a log without times."""
+    if obs.raw_lines is None:
+        return []
+    found = obs.parsed = frameworks.parse_lines(obs.raw_lines)
+    return reported_records(path, obs.raw_lines, None, found[:-1], kind=obs.kind) if len(found) > 1 else []
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
@@ -426,6 +439,7 @@ def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
         if obs is None:
             records += reported_records(path, lines, framework)
         else:
+            records += _earlier_runs(obs, path)
             records.append(analyze_observed(obs, config, side))
     return records
 

@@ -35,6 +35,7 @@ class RunRecords(list):
 
     exit_status: int = 0
     unwritten: list = []
+    stopped_by: Optional[int] = None  # the signal that stopped the session between two runs
 
 
 def _marks(marks) -> list:
@@ -228,6 +229,9 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     interrupt never loses a finished run); ``plot`` draws the timeline afterwards. ``on_record(record)`` is
     called after each run, ``on_progress(text)`` before each of several runs.
 
+    SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
+    comes between two runs stops the session there (``stopped_by``, exit status 128+N).
+
     Beyond one machine: ``shard`` ``"I/N"`` or ``"auto"`` (Slurm array / Kubernetes Indexed Job variables,
     ``shards`` for Kubernetes) runs only that slice of the plan; every record carries ``fleet`` (host, shard,
     sweep_id, scheduler, job_id, plan index); ``jsonl``, ``csv`` and ``capture_dir`` may hold ``{host}``,
@@ -282,11 +286,16 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
 
     from .sampling import make_samplers
 
-    records, status = run_session(session, prepared, on_record=finished,
-                                  on_progress=on_progress or (lambda text: log.info("%s", text)),
-                                  make_samplers=lambda: make_samplers(gpu, cpu, interval))
+    from .signals import SignalGuard
+
+    with SignalGuard() as signals:
+        records, status = run_session(session, prepared, on_record=finished,
+                                      on_progress=on_progress or (lambda text: log.info("%s", text)),
+                                      make_samplers=lambda: make_samplers(gpu, cpu, interval), signals=signals)
     out = RunRecords(records)
     out.exit_status = status
+    if signals.received is not None and (not records or records[-1]["status"] != "interrupted"):
+        out.stopped_by = signals.received
     out.unwritten = unwritten
     if plot and records:
         _plot_after_run(records, capture_dir, plot)
@@ -329,13 +338,9 @@ def read_records(path: Union[str, os.PathLike]) -> list:
     """The run records of a records file (JSONL, a JSON array, pretty-printed objects). Each line that is
     not a record is skipped with one warning naming the file, the line and why; a file with no record at all
     raises ``UsageError``."""
-    from .records_io import read_records as _read
+    from .records_io import load_records
 
-    path = os.fspath(path)
-    records, skipped = _read(path)
-    for number, why in skipped:
-        log.warning("%s: line %d skipped: %s", path, number, why)
-    return records
+    return load_records(os.fspath(path))
 
 
 def _records_of(given: PathOrRecords) -> list:
@@ -413,7 +418,7 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
 def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike]) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
     tables, diagnosis, environment and the timeline. Returns the output path."""
-    from .report import write_report
+    from .html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]

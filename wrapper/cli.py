@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from typing import Optional, Sequence
 
@@ -340,6 +341,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
+    from .signals import SignalGuard
+
+    with SignalGuard() as guard:  # to the end of the summary: a signal stops the session, never kills us
+        status = _run_and_summarize(args, single, sweep_names, on_record)
+    return status if guard.received is None else 128 + guard.received
+
+
+def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tuple, on_record) -> int:
     try:
         records = api.run(
             _command(args), ready=args.ready, first_token=args.first_token, marks=list(args.mark),
@@ -359,6 +368,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StartError as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_NOT_FOUND
+    if records.stopped_by is not None:
+        _err(f"phasewrap: stopped by signal {records.stopped_by} between runs; {len(records)} run(s) recorded")
     if args.format == "table" and records:
         if single:
             _err(summary.render(records[0]))
@@ -486,6 +497,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             message = f"phasewrap {args.subcommand}: {message}"
         _err(message)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C while options are checked, before any run: nothing to keep, no traceback
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ import select
 import selectors
 import signal
 import subprocess
-import sys
-import threading
 import time
 import tty
 from dataclasses import dataclass, field
@@ -22,11 +20,13 @@ from typing import Callable, Optional, Sequence
 
 from .errors import StartError
 from .events import ERR, OUT, Chunk
+from .signals import SignalGuard
 
 READ_BYTES = 1 << 20
 PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass
@@ -58,6 +58,7 @@ class LaunchResult:
     leftover_killed: int = 0
     drain_timed_out: bool = False
     passthrough_closed: list = field(default_factory=list)
+    escaped: list = field(default_factory=list)  # [(pid, name)] that left the group with setsid, still running
 
     @property
     def exit_status(self) -> int:
@@ -89,15 +90,43 @@ class Control:
                 pass
 
 
+def _libc_prctl():
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        return prctl
+    except (OSError, AttributeError):  # not Linux/glibc: no parent-death signal, no subreaper
+        return None
+
+
+_prctl = _libc_prctl()
+
+
+def _become_subreaper() -> None:
+    """Orphans of the child (a daemon it started, then exited) become our children rather than init's, so
+    one that escaped the process group with setsid can be found and named."""
+    if _prctl is not None:
+        _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _child_setup(parent_pid: int) -> None:
+    """Runs in the child between fork and exec: its own process group, and SIGKILL when phasewrap dies (even
+    by SIGKILL), so the child never outlives the wrapper."""
+    os.setpgid(0, 0)
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:  # the wrapper died before the line above took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _spawn(argv: Sequence[str], opts: LaunchOptions, out_w: int, err_w: int) -> subprocess.Popen:
-    kwargs = {}
-    if sys.version_info >= (3, 11):
-        kwargs["process_group"] = 0
-    else:  # pragma: no cover - Python 3.10
-        kwargs["preexec_fn"] = os.setpgrp
+    parent = os.getpid()
     try:
         return subprocess.Popen(
-            list(argv), stdin=None, stdout=out_w, stderr=err_w, env=opts.env, cwd=opts.cwd, close_fds=True, **kwargs
+            list(argv), stdin=None, stdout=out_w, stderr=err_w, env=opts.env, cwd=opts.cwd, close_fds=True,
+            preexec_fn=lambda: _child_setup(parent),
         )
     except FileNotFoundError:
         raise StartError(f"{argv[0]}: command not found; check the name or give its full path") from None
@@ -119,6 +148,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
+    _reap_orphans(pgid)  # a stopped orphan of the group is our zombie until reaped, and would count as alive
     try:
         os.killpg(pgid, 0)
         return True
@@ -136,6 +166,42 @@ def _count_group(pgid: int) -> int:
             except OSError:
                 pass
     return count
+
+
+def _our_orphans() -> list[tuple[int, str, int, int, str]]:
+    """Processes reparented to us (we are a subreaper): (pid, name, pgid, sid, state)."""
+    me = str(os.getpid())
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    raw = fh.read().decode("utf-8", "replace")
+            except OSError:
+                continue
+            fields = raw[raw.rindex(")") + 2:].split()
+            if fields[1] == me:
+                out.append((int(name), raw[raw.index("(") + 1:raw.rindex(")")], int(fields[2]), int(fields[3]),
+                            fields[0]))
+    return out
+
+
+def _escaped_daemons(pgid: int) -> list[tuple[int, str]]:
+    """The child's descendants still running in a session of their own (setsid): out of reach of the group
+    kill, so they are named rather than stopped."""
+    own_sid = os.getsid(0)
+    return [(pid, name) for pid, name, group, sid, state in _our_orphans()
+            if sid != own_sid and group != pgid and pid != pgid and state != "Z"]
+
+
+def _reap_orphans(pgid: int) -> None:
+    """Wait for the reparented members of the child's group we just stopped (they are ours to reap now)."""
+    for pid, _name, group, _sid, _state in _our_orphans():
+        if group == pgid and pid != pgid:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
 
 
 def _kill_group(pgid: int, grace_s: float) -> int:
@@ -193,14 +259,21 @@ def launch(
     *,
     on_start: Optional[Callable[[int, int, float], None]] = None,
     control: Optional[Control] = None,
+    signals: Optional[SignalGuard] = None,
     clock: Callable[[], int] = time.monotonic_ns,
 ) -> LaunchResult:
     """Run ``argv`` to completion; call ``on_chunk`` for every read, in arrival order, on this thread.
 
-    ``on_start(pid, t0_ns, wall_t0_s)`` runs right after the spawn (start samplers there). SIGINT/SIGTERM/SIGHUP sent
-    to this process are forwarded to the child's process group; the run then ends as ``interrupted``.
+    ``on_start(pid, t0_ns, wall_t0_s)`` runs right after the spawn (start samplers there). SIGINT/SIGTERM/SIGHUP
+    sent to this process are forwarded to the child's process group; the run then ends as ``interrupted``.
+    ``signals``: the session's guard (several runs share one, so a signal between runs is not lost); without
+    one, this call installs its own on the main thread.
     """
+    if signals is None:
+        with SignalGuard() as own:
+            return launch(argv, on_chunk, opts, on_start=on_start, control=control, signals=own, clock=clock)
     opts = opts or LaunchOptions()
+    _become_subreaper()
     out_r, out_w = os.openpty() if opts.pty else os.pipe()
     if opts.pty:
         tty.setraw(out_w)
@@ -220,43 +293,115 @@ def launch(
         raise
     os.close(out_w)
     os.close(err_w)
-    pgid = proc.pid
     foreground = _Foreground()
-    foreground.give(pgid)
-    state = {"signal": None, "kill_at": None, "timeout": False}
-
-    def forward(signum, _frame):
-        state["signal"] = state["signal"] or signum
-        try:
-            os.killpg(pgid, signum)
-        except ProcessLookupError:
-            pass
-        if state["kill_at"] is None:
-            state["kill_at"] = clock() + int(opts.kill_grace_s * 1e9)
-
-    old_handlers = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in FORWARDED_SIGNALS:
-            old_handlers[sig] = signal.signal(sig, forward)
+    foreground.give(proc.pid)
     try:
         if on_start is not None:
             on_start(proc.pid, t0_ns, wall_t0_s)
-        result = _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, clock, state)
+        result = _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals, clock)
     finally:
-        for sig, handler in old_handlers.items():
-            signal.signal(sig, handler)
         foreground.take_back()
         if proc.returncode is None:
-            _kill_group(pgid, 0.5)
+            _kill_group(proc.pid, 0.5)
             proc.wait()
     return result
 
 
-def _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, clock, state) -> LaunchResult:
+@dataclass
+class Deadlines:
+    """When the read loop must act next, in monotonic ns: the --timeout, the SIGKILL that follows a SIGTERM
+    after the grace period, the end of draining the child's pipes after it exited. Arithmetic only."""
+
+    timeout_at: Optional[int]
+    kill_grace_ns: int
+    drain_ns: int
+    kill_at: Optional[int] = None
+    drain_until: Optional[int] = None
+
+    @classmethod
+    def for_run(cls, t0_ns: int, opts: LaunchOptions) -> "Deadlines":
+        timeout_at = t0_ns + int(opts.timeout_s * 1e9) if opts.timeout_s else None
+        return cls(timeout_at, int(opts.kill_grace_s * 1e9), int(opts.drain_s * 1e9))
+
+    def sleep_s(self, now: int, poll: bool) -> Optional[float]:
+        """How long the loop may wait for input (None: until something arrives); ``poll``: at most 50 ms."""
+        wake = [t for t in (self.timeout_at, self.kill_at, self.drain_until) if t is not None]
+        if poll:
+            wake.append(now + 50_000_000)
+        return max(0.0, (min(wake) - now) / 1e9) if wake else None
+
+    def term_sent(self, now: int) -> None:
+        """A SIGTERM (or a forwarded signal) went to the child: SIGKILL follows after the grace period."""
+        at = now + self.kill_grace_ns
+        self.kill_at = at if self.kill_at is None else min(self.kill_at, at)
+
+    def exited(self, now: int) -> None:
+        self.drain_until = now + self.drain_ns
+
+    def timeout_due(self, now: int) -> bool:
+        if self.timeout_at is not None and now >= self.timeout_at:
+            self.timeout_at = None
+            return True
+        return False
+
+    def kill_due(self, now: int) -> bool:
+        if self.kill_at is not None and now >= self.kill_at:
+            self.kill_at = None
+            return True
+        return False
+
+    def drain_over(self, now: int) -> bool:
+        return self.drain_until is not None and now >= self.drain_until
+
+
+class _Streams:
+    """The child's stdout/stderr: read what is there, stamp it, pass it through, hand it on."""
+
+    def __init__(self, sel: selectors.BaseSelector, out_r: int, err_r: int, opts: LaunchOptions,
+                 on_chunk: Callable[[Chunk], None], clock: Callable[[], int]) -> None:
+        self._sel = sel
+        self._dest = {out_r: opts.out_fd if opts.passthrough else None, err_r: opts.err_fd if opts.passthrough else None}
+        self._on_chunk = on_chunk
+        self._clock = clock
+        self.open = 2
+        self.closed_passthrough: list[str] = []
+        sel.register(out_r, selectors.EVENT_READ, OUT)
+        sel.register(err_r, selectors.EVENT_READ, ERR)
+
+    def read(self, fd: int, tag: str) -> None:
+        try:
+            data = os.read(fd, READ_BYTES)
+        except OSError as exc:
+            if exc.errno != errno.EIO:  # a pty master reads EIO once the child side is closed
+                raise
+            data = b""
+        t_ns = self._clock()
+        if not data:
+            self._sel.unregister(fd)
+            os.close(fd)
+            self.open -= 1
+            return
+        out = self._dest[fd]
+        if out is not None:
+            try:
+                _write_all(out, data)
+            except OSError:
+                # Our reader went away (`phasewrap run … | head -1`): keep the child running, discard.
+                self._dest[fd] = None
+                self.closed_passthrough.append(tag)
+        self._on_chunk(Chunk(t_ns, tag, data))
+
+    def close(self) -> None:
+        for fd in self._dest:
+            if fd in self._sel.get_map():
+                self._sel.unregister(fd)
+                os.close(fd)
+
+
+def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals, clock) -> LaunchResult:
+    pgid = proc.pid
     sel = selectors.DefaultSelector()
-    dest = {out_r: opts.out_fd if opts.passthrough else None, err_r: opts.err_fd if opts.passthrough else None}
-    sel.register(out_r, selectors.EVENT_READ, OUT)
-    sel.register(err_r, selectors.EVENT_READ, ERR)
+    streams = _Streams(sel, out_r, err_r, opts, on_chunk, clock)
     try:
         pidfd = os.pidfd_open(proc.pid)
         sel.register(pidfd, selectors.EVENT_READ, "exit")
@@ -264,81 +409,58 @@ def _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, c
         pidfd = None
     if control is not None:
         sel.register(control._r, selectors.EVENT_READ, "control")
-    open_streams = 2
+    if signals.fd is not None:
+        sel.register(signals.fd, selectors.EVENT_READ, "signal")
+    deadlines = Deadlines.for_run(t0_ns, opts)
+    state = {"signal": None, "timeout": False}
     exit_ns: Optional[int] = None
-    drain_until: Optional[int] = None
-    deadline = t0_ns + int(opts.timeout_s * 1e9) if opts.timeout_s else None
-    closed: list[str] = []
     stop_reason = None
-    read = os.read
-    while open_streams or exit_ns is None:
-        now = clock()
-        wake = [t for t in (deadline, state["kill_at"], drain_until) if t is not None]
-        if pidfd is None and exit_ns is None:
-            wake.append(now + 50_000_000)
-        timeout = max(0.0, (min(wake) - now) / 1e9) if wake else None
+
+    def term(sig: int = signal.SIGTERM) -> None:
+        _signal_group(pgid, sig)
+        deadlines.term_sent(clock())
+
+    for sig in signals.take():  # a signal that came while the child was being started
+        state["signal"] = state["signal"] or sig
+        term(sig)
+    while streams.open or exit_ns is None:
         exited = pidfd is None
-        for key, _ in sel.select(timeout):
-            fd = key.fd
-            tag = key.data
-            if tag == "exit":
+        for key, _ in sel.select(deadlines.sleep_s(clock(), poll=pidfd is None and exit_ns is None)):
+            if key.data == "exit":
                 exited = True
-                continue
-            if tag == "control":
+            elif key.data == "signal":
+                for sig in signals.take():
+                    state["signal"] = state["signal"] or sig
+                    term(sig)
+            elif key.data == "control":
                 try:
-                    os.read(fd, 64)
+                    os.read(key.fd, 64)
                 except OSError:
                     pass
                 if stop_reason is None and exit_ns is None:
                     stop_reason = control.reason
-                    _signal_group(pgid, signal.SIGTERM)
-                    state["kill_at"] = clock() + int(opts.kill_grace_s * 1e9)
-                continue
-            try:
-                data = read(fd, READ_BYTES)
-            except OSError as exc:
-                if exc.errno != errno.EIO:  # a pty master reads EIO once the child side is closed
-                    raise
-                data = b""
-            t_ns = clock()
-            if not data:
-                sel.unregister(fd)
-                os.close(fd)
-                open_streams -= 1
-                continue
-            out = dest[fd]
-            if out is not None:
-                try:
-                    _write_all(out, data)
-                except (BrokenPipeError, OSError):
-                    # Our reader went away (`phasewrap run … | head -1`): keep the child running, discard.
-                    dest[fd] = None
-                    closed.append(tag)
-            on_chunk(Chunk(t_ns, tag, data))
+                    term()
+            else:
+                streams.read(key.fd, key.data)
+        now = clock()
         if exit_ns is None and exited and proc.poll() is not None:
-            exit_ns = clock()
+            exit_ns = now
             if pidfd is not None:
                 sel.unregister(pidfd)
                 os.close(pidfd)
                 pidfd = None
-            drain_until = exit_ns + int(opts.drain_s * 1e9)
-        now = clock()
-        if deadline is not None and now >= deadline and exit_ns is None and not state["timeout"]:
+            deadlines.exited(exit_ns)
+        if deadlines.timeout_due(now) and exit_ns is None:
             state["timeout"] = True
-            _signal_group(pgid, signal.SIGTERM)
-            state["kill_at"] = now + int(opts.kill_grace_s * 1e9)
-            deadline = None
-        if state["kill_at"] is not None and now >= state["kill_at"]:
-            state["kill_at"] = None
-            if exit_ns is None:
-                _signal_group(pgid, signal.SIGKILL)
-        if drain_until is not None and now >= drain_until and open_streams:
+            term()
+        if deadlines.kill_due(now) and exit_ns is None:
+            _signal_group(pgid, signal.SIGKILL)
+        if deadlines.drain_over(now) and streams.open:
             break
-    drain_timed_out = bool(open_streams)
-    for key in list(sel.get_map().values()):
-        if key.data in (OUT, ERR):
-            os.close(key.fd)
+    drain_timed_out = bool(streams.open)
+    streams.close()
     sel.close()
+    escaped = _escaped_daemons(pgid)
     leftover = _kill_group(pgid, 1.0)
     return LaunchResult(
         pid=proc.pid,
@@ -352,7 +474,8 @@ def _loop(proc, pgid, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, c
         stop_reason=stop_reason,
         leftover_killed=leftover,
         drain_timed_out=drain_timed_out,
-        passthrough_closed=closed,
+        passthrough_closed=streams.closed_passthrough,
+        escaped=escaped,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 from .events import ERR, OUT, Chunk, Marker
 from .gaps import GapStamps
+from .reasoning import THINK_TAGS, ThinkTracker
 
 WINDOW_CHARS = 1024  # overlap kept between reads: the longest match that may straddle two chunks
 RACE_WINDOW_NS = 50_000_000
@@ -121,6 +122,7 @@ class TokenRule:
     prompts: tuple[str, ...] = ()
     first_token: Optional[MarkerSpec] = None
     end: Optional[re.Pattern] = None
+    think_tags: tuple = THINK_TAGS
 
 
 class PhaseTracker:
@@ -146,6 +148,7 @@ class PhaseTracker:
         self.token_bytes = 0
         self.last_token: Optional[Marker] = None
         self.gap_stamps = GapStamps()  # every token-stream read from the first token: the decode gaps
+        self.think = ThinkTracker(tokens.think_tags)  # a reasoning model's thinking → answer boundary
         self._counting = False
         self._blank_chunks = 0
         self._ended = False
@@ -168,7 +171,7 @@ class PhaseTracker:
             return True
         if stream != self._tokens.stream:
             return False
-        return not self._counting or self._tokens.end is not None
+        return not self._counting or self._tokens.end is not None or not self.think.done
 
     def feed(self, chunk: Chunk) -> None:
         stream = chunk.stream
@@ -197,8 +200,6 @@ class PhaseTracker:
             if match is None:
                 still.append(spec)
                 continue
-            if spec.name in self.found:
-                continue  # an alternative of a marker another spec already found (ready on either stream)
             self.found[spec.name] = Marker(spec.name, chunk.t_ns, stream, _trim(match.group(0)))
             if spec.name != "ready":
                 continue
@@ -233,6 +234,8 @@ class PhaseTracker:
         self.token_bytes = 0
         self.last_token = None
         self.gap_stamps.clear()
+        self.found.pop("first_answer_token", None)
+        self.think = ThinkTracker(self._tokens.think_tags)
         self._token_tail = ""
 
     def _token_text(self, chunk: Chunk, text: str) -> None:
@@ -251,13 +254,22 @@ class PhaseTracker:
             if match is None:
                 return
             self.found["first_token"] = Marker("first_token", chunk.t_ns, chunk.stream, _trim(match.group(0)))
+            rest = window[match.start():]
         else:
             rest = self._echo.feed(visible)
             if not rest:
                 return
             self.found["first_token"] = Marker("first_token", chunk.t_ns, chunk.stream, _trim(rest))
         self._counting = True
+        self._think_text(chunk, rest)
         self._count(chunk, None)
+
+    def _think_text(self, chunk: Chunk, visible: str) -> None:
+        think = self.think
+        think.text(chunk.t_ns, visible)
+        if think.first_answer_ns is not None and "first_answer_token" not in self.found:
+            self.found["first_answer_token"] = Marker("first_answer_token", think.first_answer_ns, chunk.stream,
+                                                      _trim(think.first_answer_text))
 
     def _count(self, chunk: Chunk, text: Optional[str]) -> None:
         if text is not None and self._tokens.end is not None:
@@ -266,9 +278,12 @@ class PhaseTracker:
             if match is not None:
                 self._ended = True
                 before = window[: match.start()]
-                if not before[len(self._token_tail):].strip():
+                text = before[len(self._token_tail):]
+                if not text.strip():
                     return
             self._token_tail = window[-WINDOW_CHARS:]
+        if text is not None and not self.think.done:
+            self._think_text(chunk, _ANSI.sub("", text))
         self.gap_stamps.add(chunk.t_ns, chunk.data)
         if chunk.data.isspace():
             # Whitespace after the last token (a closing newline) is not a token; it counts only once

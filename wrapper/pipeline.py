@@ -22,6 +22,7 @@ from typing import Callable, Optional, Sequence
 from . import profiles as _profiles
 from .events import Chunk, Marker, RunEnd, RunStart, RunWarning
 from .gaps import GapStamps
+from .reasoning import Boundary
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build
 
@@ -188,10 +189,11 @@ def apply_stream(facts: RunFacts, stream) -> None:
         facts.warnings.append(RunWarning("request", f"--request: {stream.error}"))
         facts.token_stream_problem = f"the --request failed: {stream.error}"
     for name, t_ns in (("request_sent", stream.t_sent_ns), ("first_token", stream.t_first_content_ns),
-                       ("last_token", stream.t_last_content_ns)):
+                       ("first_answer_token", stream.t_first_answer_ns), ("last_token", stream.t_last_content_ns)):
         if t_ns is not None:
             facts.markers[name] = Marker(name, t_ns, HTTP, "")
     facts.token_chunks = stream.content_events
+    facts.thinking = Boundary(stream.thinking, stream.t_think_end_ns, stream.t_first_answer_ns)
     facts.gap_stamps = GapStamps.of(stream.content_stamps_ns, {i: text.encode("utf-8") for i, text in stream.gap_texts})
     facts.stream_tokens = (stream.tokens, stream.tokens_source)
     if stream.timings:
@@ -227,6 +229,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
         token_stream=prep.tokens.stream,
         token_chunks=tracker.token_chunks,
         gap_stamps=tracker.gap_stamps,
+        thinking=tracker.think.boundary(),
         reported=reported[-1] if reported else None,
         reported_output_offset=profile.reported_output_offset,
         definitions=dict(profile.definitions),

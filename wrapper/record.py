@@ -12,6 +12,7 @@ from .energy import per_token
 from .events import Marker
 from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
+from .reasoning import Boundary, summary as reasoning_summary
 
 SCHEMA = "phasewrap.run/1"
 PHASES = ("load_s", "ttft_s", "decode_s", "total_s")
@@ -54,6 +55,7 @@ class RunFacts:
     source: Optional[dict] = None  # a re-analysis: {"file", "kind"} of the input
     carried: dict = field(default_factory=dict)  # keys the caller adds as they are (cache, env, warmup, repeat)
     gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
+    thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -76,17 +78,17 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
     out = []
     never = {spec.name: spec for spec in f.pending}
 
-    def why_marker(name: str, spec: Optional[MarkerSpec]) -> str:
+    def why_marker(name: str) -> str:
         if name in never:
             return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {never[name].stream}"
         return f"no {name} marker: profile {f.profile!r} has none; pass --{name.replace('_', '-')} REGEX"
 
     if "ready" not in m:
-        out.append({"field": "load_s", "reason": why_marker("ready", f.ready_spec)})
+        out.append({"field": "load_s", "reason": why_marker("ready")})
         out.append({"field": "ttft_s", "reason": "needs the ready marker"})
     if "first_token" not in m:
         if f.first_token_spec is not None:
-            reason = why_marker("first_token", f.first_token_spec)
+            reason = why_marker("first_token")
         elif f.ready_spec is not None and "ready" not in m:
             reason = "the first-token rule starts after the ready marker, which never appeared"
         elif f.token_stream_problem:
@@ -233,6 +235,23 @@ def _markers(f: RunFacts, _rec: dict) -> dict:
     return {"markers": markers}
 
 
+def _reasoning(f: RunFacts, rec: dict) -> dict:
+    """``reasoning`` for output that thought (see ``reasoning``); no key at all for output that did not."""
+    m = f.markers
+    start = m.get("request_sent") or m.get("ready")
+    first, last = m.get("first_token"), m.get("last_token")
+    stamps = f.gap_stamps.stamps if f.gap_stamps is not None else ()
+    found = reasoning_summary(f.thinking, stamps, first and first.t_ns, last and last.t_ns, start and start.t_ns)
+    if found is None:
+        return {}
+    out = {"reasoning": found}
+    if found["ttfo_s"] is None:
+        reason = ("the thinking never ended before the last token" if f.thinking.first_answer_ns is None
+                  else "needs the ready marker (or the request sent)")
+        out["missing"] = rec["missing"] + [{"field": "reasoning.ttfo_s", "reason": reason}]
+    return out
+
+
 def _labels(f: RunFacts, _rec: dict) -> dict:
     return {
         "profile": f.profile,
@@ -274,7 +293,7 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
-SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _labels, _reported, _energy_per_token,
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
                    _carried)
 
 

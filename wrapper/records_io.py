@@ -8,6 +8,7 @@ record of an unknown schema version, is an error whose message names the file, t
 from __future__ import annotations
 
 import json
+import logging
 from typing import Iterable, Optional, Sequence
 
 from .errors import UsageError
@@ -113,6 +114,16 @@ def read_records(path: str) -> tuple[list[dict], list[tuple[int, str]]]:
         line = _line_of(e.object.decode("utf-8", "replace"), e.start)
         raise RecordsError(f"{path}: line {line}: not UTF-8 text: point to a JSONL file of run records") from None
     return parse_records(text, path)
+
+
+def load_records(path: str) -> list[dict]:
+    """The records of a file, for every subcommand that reads them: each line left out is one warning on the
+    ``phasewrap`` logger naming the file, the line and why; ``RecordsError`` as ``read_records``."""
+    records, skipped = read_records(path)
+    log = logging.getLogger("phasewrap")
+    for number, why in skipped:
+        log.warning("%s: line %d skipped: %s", path, number, why)
+    return records
 
 
 def parse_tag_filters(items: Iterable[str]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
 from .gaps import GapStamps
+from .reasoning import ThinkTracker
 from .sse import Event, SSEParser
 
 OPENAI = "openai"
@@ -48,6 +49,10 @@ class StreamResult:
     timings / usage: the server's objects verbatim, from the last event carrying them.
     content_stamps_ns: the stamp of each read that completed content events (one per read), for the decode gaps;
     gap_texts: ``(index, text)`` for each of those reads that came ≥ 50 ms after the one before: the text before it.
+    thinking / t_think_end_ns / t_first_answer_ns: a reasoning model's stream — ``reasoning_content`` / ``reasoning``
+    deltas, or content opening with a think tag (``reasoning.ThinkTracker``): when the thinking ended, when the
+    answer began. Reasoning deltas count as content events (they are output tokens), so TTFT runs to the first token
+    of either kind.
     """
 
     url: str
@@ -68,9 +73,13 @@ class StreamResult:
     error: Optional[str]
     content_stamps_ns: tuple = ()
     gap_texts: tuple = ()
+    thinking: bool = False
+    t_think_end_ns: Optional[int] = None
+    t_first_answer_ns: Optional[int] = None
 
 
-_STAMP_KEYS = ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns")
+_STAMP_KEYS = ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns", "t_think_end_ns",
+               "t_first_answer_ns")
 
 
 def stream_to_json(stream: StreamResult, t0_ns: int) -> dict:
@@ -116,6 +125,31 @@ def event_content(api: str, obj: Any) -> str:
     return "".join(parts)
 
 
+_REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+def _reasoning_in(obj: Any) -> str:
+    if not isinstance(obj, dict):
+        return ""
+    for key in _REASONING_KEYS:
+        if isinstance(obj.get(key), str):
+            return obj[key]
+    return ""
+
+
+def event_reasoning(api: str, obj: Any) -> str:
+    """The thinking text one decoded event carries: ``reasoning_content`` or ``reasoning`` (vLLM, SGLang,
+    llama-server with a reasoning format), in ``choices[].delta``, ``choices[]`` or the event itself."""
+    if not isinstance(obj, dict):
+        return ""
+    parts = [_reasoning_in(obj)]
+    if api == OPENAI:
+        for choice in obj.get("choices") or ():
+            if isinstance(choice, dict):
+                parts += [_reasoning_in(choice), _reasoning_in(choice.get("delta"))]
+    return "".join(parts)
+
+
 class StreamTally:
     """Folds stamped events into the figures of a ``StreamResult``. Pure: the stamps come with the events."""
 
@@ -135,6 +169,7 @@ class StreamTally:
         self._tokens_predicted: Optional[int] = None
         self._token_ids = 0
         self.gaps = GapStamps()
+        self.think = ThinkTracker()
 
     def add(self, t_ns: int, event: Event) -> None:
         """Count one event, completed by the read stamped ``t_ns``."""
@@ -153,9 +188,14 @@ class StreamTally:
         if "error" in obj:
             self._fail(f"the server reported an error in the stream: {json.dumps(obj['error'])[:ERROR_BODY_CHARS]}")
         content = event_content(self.api, obj)
-        if content:
+        thought = event_reasoning(self.api, obj)
+        if thought:
+            self.think.reasoning(t_ns)
+        elif content and not self.think.done:
+            self.think.text(t_ns, content)
+        if content or thought:
             self.content_events += 1
-            self.gaps.add(t_ns, content.encode("utf-8"))
+            self.gaps.add(t_ns, (content or thought).encode("utf-8"))
             if self.t_first_content_ns is None:
                 self.t_first_content_ns = t_ns
             self.t_last_content_ns = t_ns
@@ -352,6 +392,8 @@ class StreamRequest:
             tokens=tokens, tokens_source=source, timings=tally.timings, usage=tally.usage,
             error=state["error"] or tally.error, content_stamps_ns=tuple(tally.gaps.stamps),
             gap_texts=tuple((i, text.decode("utf-8", "replace")) for i, text in sorted(tally.gaps.texts.items())),
+            thinking=tally.think.thinking, t_think_end_ns=tally.think.think_end_ns,
+            t_first_answer_ns=tally.think.first_answer_ns,
         )
         if self.on_done is not None:
             try:

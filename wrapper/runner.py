@@ -18,7 +18,7 @@ from .markers import PhaseTracker
 from .pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
                        phase_windows, prepare, request_for, tracker_for)
 from .record import iso_utc
-from .reported import LineFeeder
+from .line_feeder import LineFeeder
 
 __all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 BURST_WINDOW_S = 0.1
@@ -43,11 +43,12 @@ def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: st
 
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
             run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
-            out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None) -> tuple[dict, LaunchResult]:
+            out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None,
+            signals=None) -> tuple[dict, LaunchResult]:
     """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
 
     ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
-    record, in the capture too.
+    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``).
     """
     cfg = prep.config
     run_id = run_id or new_run_id()
@@ -82,7 +83,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
                          out_fd=out_fd, err_fd=err_fd)
     pipeline = Consumer(tracker, feeder, capture, on_boundary)
     try:
-        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, clock=clock)
+        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, signals=signals,
+                        clock=clock)
     except StartError:
         if capture is not None:  # nothing ran: leave no empty capture behind
             capture.close()
@@ -154,6 +156,9 @@ def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
     if result.leftover_killed:
         warnings.append(RunWarning("leftover_processes", f"{result.leftover_killed} process(es) of the child's "
                                    "group were still running after it exited and were stopped"))
+    for pid, name in result.escaped:
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({name}), started by the child, left its process "
+                                   "group with setsid and was still running after the run; phasewrap did not stop it"))
     for stream in result.passthrough_closed:
         warnings.append(RunWarning("passthrough_closed", f"phasewrap's {stream} was closed by its reader; the "
                                    f"child's {stream} was discarded from then on (still measured)"))

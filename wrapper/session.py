@@ -16,6 +16,7 @@ from . import env as _env
 from . import fleet as _fleet
 from . import pagecache
 from .runner import RunConfig, execute, new_run_id, prepare
+from .signals import SignalGuard
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -81,8 +82,17 @@ def check(cfg: SessionConfig) -> list:
 
 def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
                 on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
-                ) -> tuple[list, int]:
-    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run."""
+                signals: Optional[SignalGuard] = None) -> tuple[list, int]:
+    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run, and
+    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then).
+
+    ``signals``: a ``SignalGuard`` already installed by the caller (so it covers what the caller does after
+    the runs too); without one the session installs its own.
+    """
+    if signals is None:
+        with SignalGuard() as own:
+            return run_session(cfg, prepared, make_samplers=make_samplers, on_record=on_record,
+                               on_progress=on_progress, signals=own)
     records: list = []
     status = 0
     wanted: dict = {}
@@ -106,6 +116,9 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 else:
                     pagecache.evict(files)
             cache = pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+            signals.take()
+            if signals.received is not None:  # between runs: stop here, keep what is recorded
+                return records, 128 + signals.received
             done += 1
             if total > 1:
                 tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
@@ -121,10 +134,14 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
             if cfg.capture_dir_for is not None:
                 prep = dataclasses.replace(prep, config=dataclasses.replace(
                     prep.config, capture_dir=cfg.capture_dir_for(run_id)))
-            record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id)
+            record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id,
+                                     signals=signals)
             records.append(record)
             on_record(record)
             status = result.exit_status
             if record["status"] == "interrupted":
                 return records, status
+    signals.take()
+    if signals.received is not None:  # came after the last run: still a request to stop
+        return records, 128 + signals.received
     return records, status

@@ -5,7 +5,7 @@
     strip_prefix(line) -> (rest, PrefixTime | None)      # see prefixes.py
     from_server_timings(obj) -> dict                     # llama-server's ``timings`` object
 
-The dict's keys are documented in report.py; each family module documents what it fills. Families are tried in
+The dict's keys are documented in figures.py; each family module documents what it fills. Families are tried in
 the order of ``FAMILIES``; with ``framework=None`` the log is attributed to the first family that recognised
 any of its lines (wrappers such as ollama come before the llama.cpp they embed), or ``unknown``. A family that
 has shown nothing within DETECTION_WINDOW_LINES routed lines after a later one was recognised is given up, so a
@@ -26,7 +26,7 @@ from . import (koboldcpp, llama_bench, llama_cpp, llama_server, mlx_lm, ollama, 
 from .base import FamilyParser
 from .llama_server import from_server_timings
 from .prefixes import PrefixTime, strip_prefix, strip_text
-from .report import REPORT_KEYS
+from .figures import REPORT_KEYS
 
 __all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
            "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
@@ -237,7 +237,7 @@ class StreamParser:
                     p.warn(kind, raw)
 
     def results(self) -> list[dict]:
-        """One dict per run/request found, in order; never empty (see report.py for the keys)."""
+        """One dict per run/request found, in order; never empty (see figures.py for the keys)."""
         if self._fixed:
             return (self._parsers[0] if self._parsers else self._unknown).results()
         for p in self._parsers:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .report import Runs
+from .figures import Runs
 
 # tqdm's elapsed field of a finished bar: "100%|██████████| 120/120 [00:05<00:00, 20.71it/s]"
 _BAR_DONE = re.compile(r"100%.*?\[(?:(\d+):)?(\d+):(\d\d)<")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from .base import FamilyParser
-from .report import Runs
+from .figures import Runs
 from .units import integer, number
 
 NAME = "llama.cpp"

@@ -5,11 +5,17 @@ Request timings come in four shapes:
   * 2025: ``slot print_timing: id  0 | task 124 | `` then bare ``prompt eval time =`` / ``eval time =`` /
     ``total time =`` lines (also seen alone when a user trimmed the log);
   * 2024 JSON logs: ``{"function":"print_timings", "t_prompt_processing": …, "n_decoded": …, "t_total": …}``;
-    the structured fields are used (full precision) rather than the rounded ``msg`` text;
+    the structured fields are used (full precision) rather than the rounded ``msg`` text; the text logs of
+    the same months print those fields after ``|`` (``INFO [ print_timings] … | … t_prompt_processing=15.615``),
+    and ``build info | … build=3091 commit="2b338967"``;
   * an HTTP response body's ``timings`` object (``data: {…}`` SSE lines or a JSON body), see
     ``from_server_timings``; only the final event of a stream counts.
 In-flight progress (``n_decoded = 172, tg = 12.00 t/s``; ``n_gen = …, tg = …, tg_3s = …``) is not a final
-figure: the last one of a task is kept as ``extra["progress"]`` (``n_decoded``/``n_gen`` int, ``*_tps`` float).
+figure: the last one of a task is kept as ``extra["progress"]`` (``n_decoded``/``n_gen`` int, ``*_tps`` float);
+likewise ``prompt processing, n_tokens = …, progress = …, t = … s / … tokens per second`` as
+``extra["prompt_progress"]`` (``n_tokens``, ``progress``, ``t_ms``, ``tps``). ``draft acceptance = 0.46 (55
+accepted / 119 generated), mean len = 2.38`` -> ``extra`` ``draft_acceptance``, ``draft_accepted_tokens``,
+``draft_generated_tokens``, ``draft_mean_len``. A ``slot print_timing`` line of any other shape is ``unparsed``.
 ``extra`` also holds ``slot_id``/``task_id`` and, from the timings object, ``cache_tokens`` and draft counts.
 """
 from __future__ import annotations
@@ -20,15 +26,21 @@ import re
 
 from . import llama_cpp
 from .base import FamilyParser
-from .report import RUN_KEYS, Runs, new_report
+from .figures import RUN_KEYS, Runs, new_report
+from .units import number as units_number, scaled
 
 NAME = "llama-server"
 SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info")
 
 _SLOT = re.compile(r"\s*slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
 _BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused)\s*=\s*(.*)")
-_PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)")
-_SERVER_LINE = re.compile(r"(?:srv|slot)\s+\w+: |main: (?:HTTP )?server is listening|HTTP server listening")
+_PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)\s*(t/s)?")
+_PROMPT_PROGRESS = re.compile(r"prompt processing, n_tokens =\s*(\d+), progress =\s*([\d.]+), t =\s*([\d.]+) s"
+                              r"(?: / ([\d.]+) tokens per second)?")
+_FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+_DRAFT = re.compile(r"([\d.]+)\s*\(\s*(\d+) accepted /\s*(\d+) generated\)(?:, mean len =\s*([\d.]+))?")
+_SERVER_LINE = re.compile(r"(?:srv|slot)\s+\w+: |main: (?:HTTP )?server is listening|HTTP server listening"
+                          r"|(?:INFO|WARN|ERR|VERB) \[ +\w+\] ")
 
 # timings object field -> (report key or "x:extra key", type)
 _TIMINGS = (
@@ -96,10 +108,12 @@ class RequestTimings:
         if "print_timing" in text:
             m = _SLOT.match(text)
             if m is not None:
-                self._slot_line(int(m[1]), int(m[2]), m[3], m[4])
+                self._slot_line(int(m[1]), int(m[2]), m[3], m[4], text)
                 return True
             if '"print_timings"' in text:
                 return self._json_line(text)
+            if "print_timings]" in text and " | " in text:
+                return self._fields_line(text, "print_timings")
         if "time =" in text or "graphs reused" in text:
             m = _BARE.match(text)
             if m is not None:
@@ -108,29 +122,76 @@ class RequestTimings:
             return self._timings_line(text)
         if '"build info"' in text:
             return self._json_build(text)
+        if "build info |" in text:
+            return self._fields_line(text, "build info")
         return False
 
-    def _slot_line(self, slot: int, task: int, name: str | None, rest: str) -> None:
+    def _slot_line(self, slot: int, task: int, name: str | None, rest: str, text: str) -> None:
         """``name`` and ``rest`` split ``prompt eval time = …``; a progress line has no name; an empty rest
         opens a 2025 block whose bare timing lines follow."""
         self._task(slot, task)
         if name is not None and llama_cpp.apply_timing(self.runs, name, rest):
             return
-        progress = {}
-        for key, value in _PROGRESS.findall(rest):
-            progress[key if key.startswith("n_") else key + "_tps"] = int(value) if key.startswith("n_") \
-                else float(value)
-        if progress:
-            self.runs.put_extra("progress", progress)
+        if name == "draft acceptance":
+            m = _DRAFT.match(rest)
+            if m is not None:
+                extra = self.runs.current["extra"]
+                extra["draft_acceptance"] = float(m[1])
+                extra["draft_accepted_tokens"], extra["draft_generated_tokens"] = int(m[2]), int(m[3])
+                if m[4] is not None:
+                    extra["draft_mean_len"] = float(m[4])
+                return
+        elif name is None and rest.startswith("prompt processing"):
+            m = _PROMPT_PROGRESS.match(rest)
+            if m is not None:
+                progress = {"n_tokens": int(m[1]), "progress": float(m[2]), "t_ms": scaled(m[3], 1000)}
+                if m[4] is not None:
+                    progress["tps"] = float(m[4])
+                self.runs.put_extra("prompt_progress", progress)
+                return
+        elif name is None:
+            progress = {}
+            for key, value, per_s in _PROGRESS.findall(rest):
+                if key.startswith("n_"):
+                    progress[key] = int(float(value))
+                elif per_s:
+                    progress[key + "_tps"] = float(value)
+            if progress:
+                self.runs.put_extra("progress", progress)
+                return
+        if rest.strip():
+            self.runs.unparsed(text)
 
     def feed_json(self, text: str) -> bool:
         """Only the 2024 JSON ``print_timings`` shape (what ollama's runner printed)."""
         return '"print_timings"' in text and self._json_line(text)
 
+    def _fields_line(self, text: str, kind: str) -> bool:
+        """Mid-2024 text logs: ``INFO [           print_timings] prompt eval time = … | tid="…" timestamp=…
+        id_slot=0 id_task=0 t_prompt_processing=15.615 n_prompt_tokens_processed=12 …``; the fields after ``|``
+        are those of the JSON logs."""
+        obj = {}
+        for key, value in _FIELD.findall(text[text.index(" | ") + 3:]):
+            if value.startswith('"'):
+                obj[key] = value.strip('"')
+            else:
+                number_ = units_number(value)
+                obj[key] = value if number_ is None else int(number_) if number_.is_integer() and "." not in value \
+                    else number_
+        if kind == "build info":
+            if "build" not in obj:
+                return False
+            self.runs.version = f"{obj['build']} ({obj['commit']})" if obj.get("commit") else str(obj["build"])
+            return True
+        return self._timings_obj(dict(obj, function="print_timings"))
+
     def _json_line(self, text: str) -> bool:
         obj = _load_json(text)
         if obj is None or obj.get("function") != "print_timings":
             return False
+        return self._timings_obj(obj)
+
+    def _timings_obj(self, obj: dict) -> bool:
         self._task(obj.get("id_slot"), obj.get("id_task"))
         runs = self.runs
         if "n_prompt_tokens_processed" in obj:
@@ -180,7 +241,7 @@ def _load_json(text: str) -> dict | None:
 class Parser(FamilyParser):
     NAME = NAME
     KEYS = SERVER_KEYS + llama_cpp.LOAD_KEYS
-    EVIDENCE_KEYS = ("srv ", "slot ", "listening")
+    EVIDENCE_KEYS = ("srv ", "slot ", "listening", "INFO [")
 
     def __init__(self) -> None:
         super().__init__()
@@ -189,6 +250,11 @@ class Parser(FamilyParser):
     def feed(self, text: str, line: str) -> None:
         if self.server.feed(text) or _SERVER_LINE.match(text):
             self.evidence += 1
+        elif ("time =" in text or "graphs reused" in text) and llama_cpp.perf_line(text) is not None:
+            # llama.cpp's context-wide timing block (at exit, or on demand): its own run, not the last request's
+            if "task_id" in self.runs.current["extra"]:
+                self.runs.close()
+            llama_cpp.feed_perf(text, self.runs)
         else:
             llama_cpp.feed_load(text, line, self.runs)
 

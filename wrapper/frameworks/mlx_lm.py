@@ -1,7 +1,8 @@
 """mlx_lm: ``mlx_lm.generate`` statistics and ``mlx_lm.benchmark`` trials.
 
 ``Prompt: 14 tokens, 53.932 tokens-per-sec`` -> ``prompt_tokens``/``prompt_tps`` (older versions print only the
-rate), ``Generation: …`` -> ``eval_tokens``/``eval_tps``, ``Peak memory: 2.913 GB`` -> ``peak_memory_gb``.
+rate), ``Generation: …`` -> ``eval_tokens``/``eval_tps``, ``Peak memory: 2.913 GB`` -> ``peak_memory_gb``,
+``Cache memory: 4.034 GB`` (late 2024) -> ``extra["cache_memory_gb"]``.
 ``mlx_lm.benchmark``: each ``Trial N: prompt_tps=…, generation_tps=…, peak_memory=…`` is one dict (token counts
 from the ``Timing with prompt_tokens=… and generation_tokens=…`` line, ``extra["trial"]``), and the
 ``Averages:`` line one more with ``extra["summary"] = "averages"``. mlx_lm prints no durations.
@@ -17,13 +18,14 @@ NAME = "mlx_lm"
 _PROMPT = re.compile(r"Prompt: (?:(\d+) tokens, )?([\d.]+) tokens-per-sec")
 _GENERATION = re.compile(r"Generation: (?:(\d+) tokens, )?([\d.]+) tokens-per-sec")
 _PEAK = re.compile(r"Peak memory: ([\d.]+) GB")
+_CACHE = re.compile(r"Cache memory: ([\d.]+) GB")
 _SIZES = re.compile(r"Timing with prompt_tokens=(\d+) and generation_tokens=(\d+)")
 _TRIAL = re.compile(r"(?:Trial (\d+)|Averages):\s+prompt_tps=([\d.]+), generation_tps=([\d.]+), peak_memory=([\d.]+)")
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("tokens-per-sec", "Peak memory:", "Timing with prompt_tokens", "prompt_tps=")
+    KEYS = ("tokens-per-sec", "Peak memory:", "Cache memory:", "Timing with prompt_tokens", "prompt_tps=")
 
     def __init__(self) -> None:
         super().__init__()
@@ -43,6 +45,11 @@ class Parser(FamilyParser):
         m = _PEAK.search(text)
         if m is not None:
             runs.put("peak_memory_gb", float(m[1]))
+            self.evidence += 1
+            return
+        m = _CACHE.search(text)
+        if m is not None:
+            runs.put_extra("cache_memory_gb", float(m[1]))
             self.evidence += 1
             return
         m = _SIZES.search(text)

@@ -6,8 +6,11 @@
 * API response (``/api/generate``, ``/api/chat`` with ``"done": true``): ``total_duration``, ``load_duration``,
   ``prompt_eval_duration``, ``eval_duration`` (nanoseconds) -> the same ``*_ms`` keys; the counts likewise.
 * Server log: ``llama runner started in 9.16 seconds`` -> ``load_ms``; ``msg="offload to cuda" layers.model=29
-  layers.offload=29 memory.…`` -> ``gpu_layers``, ``extra["offload_to"]``, ``extra["layers_requested"]``,
-  ``extra["memory_estimate_mib"]`` (``memory.`` fields in MiB, lists for per-GPU values); new-engine lines
+  layers.offload=29 memory.…`` (2024) or ``msg=offload library=cuda layers.requested=-1 layers.model=81
+  layers.offload=44 layers.split=11,11,11,11 …`` (2025) -> ``gpu_layers``, ``extra["offload_to"]``,
+  ``extra["layers_requested"]``, ``extra["layers_split"]`` (layers per GPU), ``extra["memory_estimate_mib"]``
+  (``memory.`` fields in MiB, lists for per-GPU values); fields on indented continuation lines (a pasted line
+  wrapped by hand) belong to the offload line above them; new-engine lines
   ``msg="model weights" buffer=CUDA0 size="11.5 GiB"``, ``msg="kv cache" device=…``, ``msg="compute graph" …``
   -> ``buffers``, ``msg="total memory"`` -> ``extra["total_memory_mib"]``; ``[GIN] … | 200 | 40.5837591s | … |
   POST "/api/generate"`` closes a request: ``total_ms`` (the HTTP latency, which includes any load), and
@@ -28,8 +31,8 @@ from .units import integer, number, size_mib
 
 NAME = "ollama"
 OWN_KEYS = ("duration:", "count:", "rate:", "GPU loaded layers", "llm library", "runner started", "[GIN]", "_duration",
-            "(version ", "version is", "print_timing", 'msg="offload to', 'msg="model weights"', 'msg="kv cache"',
-            'msg="compute graph"', 'msg="total memory"')
+            "(version ", "version is", "print_timing", 'msg="offload to', "msg=offload ", 'msg="model weights"',
+            'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"', "layers.", "memory.")
 
 _VERBOSE = re.compile(
     r"\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|eval count"
@@ -78,6 +81,9 @@ class Parser(FamilyParser):
     def __init__(self) -> None:
         super().__init__()
         self.server = llama_server.RequestTimings(self.runs)
+        # The offload line being read: (its report, its fields so far, the line). A user who pasted it wrapped
+        # leaves key=value fields on indented continuation lines, which are merged into it.
+        self._offload: tuple[dict, dict, str] | None = None
 
     def feed(self, text: str, line: str) -> None:
         own = self._own(text, line)
@@ -93,6 +99,13 @@ class Parser(FamilyParser):
 
     def _own(self, text: str, line: str) -> bool:
         runs = self.runs
+        if self._offload is not None:
+            if text[:1].isspace() and "=" in text and "msg=" not in text:
+                report, fields, first = self._offload
+                fields.update(_kv_pairs(text))
+                self._apply_offload(report, fields, first)
+                return True
+            self._offload = None
         m = _VERBOSE.match(text) if ":" in text else None
         if m is not None:
             key, value = _VERBOSE_KEYS[m[1]], m[2]
@@ -107,6 +120,8 @@ class Parser(FamilyParser):
             m = _GPU_LAYERS.search(text)
             if m is not None:
                 runs.set("gpu_layers", {"offloaded": int(m[1]), "total": int(m[2])})
+                if int(m[1]) < int(m[2]):
+                    runs.warn("offload_cpu", line)
                 return True
         if "llm library" in text:
             m = _LIBRARY.search(text)
@@ -138,21 +153,13 @@ class Parser(FamilyParser):
             return False
         msg = m[1] if m[1] is not None else m[2]
         runs = self.runs
-        if msg.startswith("offload to "):
-            fields = _kv_pairs(text)
+        if msg.startswith("offload to ") or msg == "offload":
+            fields = _kv_pairs(text[m.end():])
             report = runs.startup()
-            report["extra"]["offload_to"] = msg[len("offload to "):]
-            model, offload = integer(fields.get("layers.model")), integer(fields.get("layers.offload"))
-            if model is not None and offload is not None:
-                report["gpu_layers"] = {"offloaded": offload, "total": model}
-                if offload < model:
-                    runs.warn("offload_cpu", line)
-            requested = integer(fields.get("layers.requested"))
-            if requested is not None:
-                report["extra"]["layers_requested"] = requested
-            memory = {k[len("memory."):]: _mib_or_list(v) for k, v in fields.items() if k.startswith("memory.")}
-            if memory:
-                report["extra"]["memory_estimate_mib"] = memory
+            # 2024: msg="offload to cuda"; 2025: msg=offload library=cuda
+            report["extra"]["offload_to"] = msg[len("offload to "):] if msg != "offload" else fields.get("library")
+            self._offload = (report, fields, line)
+            self._apply_offload(report, fields, line)
             return True
         kind = _BUFFER_MSGS.get(msg)
         if kind is not None:
@@ -170,6 +177,23 @@ class Parser(FamilyParser):
                 runs.startup()["extra"]["total_memory_mib"] = mib
                 return True
         return False
+
+    def _apply_offload(self, report: dict, fields: dict[str, str], line: str) -> None:
+        """The ``layers.*``/``memory.*`` fields of an offload line (again as continuation lines add fields)."""
+        model, offload = integer(fields.get("layers.model")), integer(fields.get("layers.offload"))
+        if model is not None and offload is not None:
+            report["gpu_layers"] = {"offloaded": offload, "total": model}
+            if offload < model:
+                self.runs.warn("offload_cpu", line)
+        requested = integer(fields.get("layers.requested"))
+        if requested is not None:
+            report["extra"]["layers_requested"] = requested
+        split = fields.get("layers.split")
+        if split:
+            report["extra"]["layers_split"] = [integer(n) for n in split.split(",")]
+        memory = {k[len("memory."):]: _mib_or_list(v) for k, v in fields.items() if k.startswith("memory.")}
+        if memory:
+            report["extra"]["memory_estimate_mib"] = memory
 
     def _gin(self, text: str) -> bool:
         m = _GIN.search(text)

@@ -8,14 +8,17 @@ Recognised, outermost first as they usually stack:
   * ANSI colour codes (vLLM colours its process prefix on a terminal)
   * docker compose ``name-1  | ``
   * journald/syslog short ``Dec 03 14:58:42 host ident[pid]: `` and moreutils ``ts`` default ``Dec 03 14:58:42 ``
-    (no year printed, so no time is returned)
-  * ISO 8601 ``2025-04-16T17:58:47.006993Z ``, ``time=2024-12-09T00:58:02.941+08:00 `` (ollama's slog),
+    (no year printed, so no time is returned; a locale's lower-case month, ``oct 11``, too)
+  * ISO 8601 ``2025-04-16T17:58:47.006993Z ``, Docker's ``--timestamps`` RFC 3339 with nanoseconds
+    ``2026-05-12T07:54:39.312201059Z ``, ``time=2024-12-09T00:58:02.941+08:00 `` (ollama's slog),
+    Docker Desktop's ``2025-05-30 09:55:22.281 | `` (the bar belongs to the time),
     ``2026-05-26 21:34:15,233 `` (Python logging), ``[2025-09-03 18:33:18 TP0] `` (SGLang), journald short-iso
   * Go's log ``2023/12/03 14:58:42 ``
   * moreutils ``ts '%.s'`` epoch ``1795999052.885986 `` and ``ts -s`` elapsed ``00:00:05 ``
   * llama.cpp ``--log-timestamps`` ``0.00.052.757 I `` (minutes.seconds.milliseconds.microseconds, level letter)
   * ``[pid] `` (llama-server under some launchers)
-  * vLLM process tags ``(EngineCore_0 pid=3933741) ``, ``(VllmWorker TP0 pid=…) ``, ``(APIServer pid=…) ``
+  * vLLM process tags ``(EngineCore_0 pid=3933741) ``, ``(EngineCore_DP0 pid=…) ``, ``(VllmWorker TP0 pid=…) ``,
+    ``(VllmWorker rank=4 pid=…) ``, ``(APIServer pid=…) ``
 
 Framework log formats that carry meaning (vLLM's ``INFO 07-17 23:41:16 [file.py:N]``, glog ``I0410 …``,
 ``[TensorRT-LLM][INFO]``) are left in place for the parsers.
@@ -49,16 +52,16 @@ class PrefixTime:
 
 _ANSI = r"(?P<ansi>\x1b\[[0-9;]*m)"
 _COMPOSE = r"(?P<compose>[A-Za-z0-9][\w.-]*\s+\|\ )"
-_SYSLOG = r"(?P<syslog>[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
+_SYSLOG = r"(?P<syslog>[A-Za-z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
 _ISO = (r"(?P<iso>(?:time=)?(?P<ib>\[)?(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T\ ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
-        r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +)")
+        r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +(?:\|\ +)?)")
 _GOLOG = (r"(?P<golog>(?P<gY>\d{4})/(?P<gM>\d\d)/(?P<gD>\d\d)\ (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"
           r"(?:\.(?P<gf>\d+))?\ )")
 _LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?:\ [IWEDN](?=\ |$))?\ ?)"
 _EPOCH = r"(?P<epoch>(?P<es>\d{10})(?:\.(?P<ef>\d+))?\ )"
 _ELAPSED = r"(?P<elapsed>(?P<rh>\d\d):(?P<rm>\d\d):(?P<rs>\d\d)(?:\.(?P<rf>\d+))?\ )"
 _PID = r"(?P<pid>\[\d+\]\ )"
-_VLLM = r"(?P<vllm>\s*\([A-Za-z_]\w*(?:\ \w+)*\ pid=\d+\)\ ?)"
+_VLLM = r"(?P<vllm>\s*\([A-Za-z_]\w*(?:\ \w+(?:=\w+)?)*\ pid=\d+\)\ ?)"
 
 # Which prefixes can start with which character: one small regex per class of first character instead of one
 # big alternation tried on every line (most lines start with a letter and can only be compose/syslog/time=).

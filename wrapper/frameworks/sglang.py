@@ -1,12 +1,14 @@
 """SGLang server: startup memory, KV cache and CUDA graph figures, and a summary of the scheduler's batch lines.
 
 One dict for the server's life (SGLang prints no per-request timings). ``extra`` (units in the names):
-``weights_mem_gb`` and ``avail_mem_after_weights_gb`` (``Load weight end. … avail mem=28.91 GB, mem usage=15.09
+``avail_mem_before_weights_gb`` (``Load weight begin. avail mem=44.00 GB``), ``weights_mem_gb`` and ``avail_mem_after_weights_gb`` (``Load weight end. … avail mem=28.91 GB, mem usage=15.09
 GB``), ``weights_progress_elapsed_ms`` (the finished ``Loading safetensors checkpoint shards`` bar, whole seconds),
 ``kv_cache_tokens``, ``kv_k_gb``, ``kv_v_gb`` (``KV Cache is allocated. #tokens: …, K size: …, V size: …``),
-``cuda_graph_ms``/``cuda_graph_mem_gb`` (``Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB``),
-``prefill`` (``batches``, ``new_seqs``, ``new_tokens``, ``cached_tokens`` summed over ``Prefill batch.`` lines)
-and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen throughput``).
+``avail_mem_after_kv_pool_gb`` (``Memory pool end. avail mem=5.51 GB``), ``cuda_graph_ms``/``cuda_graph_mem_gb`` (``Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB``),
+``prefill`` (``batches``, ``new_seqs``, ``new_tokens``, ``cached_tokens`` summed over ``Prefill batch.`` /
+``Prefill batch,`` lines; ``last_input_tps``/``max_input_tps`` where the line prints ``input throughput
+(token/s)``) and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen
+throughput``, either separator).
 ``load_ms`` stays None: SGLang prints the begin and end of weight loading, not a duration.
 """
 from __future__ import annotations
@@ -19,16 +21,20 @@ from .durations import seconds_to_ms
 NAME = "sglang"
 
 _WEIGHTS = re.compile(r"Load weight end\..*?avail mem=([\d.]+) GB, mem usage=([\d.]+) GB")
+_WEIGHTS_BEGIN = re.compile(r"Load weight begin\. avail mem=([\d.]+) GB")
+_POOL_END = re.compile(r"Memory pool end\. avail mem=([\d.]+) GB")
 _KV = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
 _GRAPH = re.compile(r"Capture cuda graph end\. Time elapsed: ([\d.]+) s\. mem usage=([\d.]+) GB")
-_PREFILL = re.compile(r"Prefill batch\. #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+)")
-_DECODE = re.compile(r"Decode batch\..*?gen throughput \(token/s\): ([\d.]+)")
+# "Prefill batch." until 2025, "Prefill batch," since; the throughput field moved to the end of the line in 2026.
+_PREFILL = re.compile(r"Prefill batch[.,] #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+)")
+_INPUT_TPS = re.compile(r"input throughput \(token/s\): ([\d.]+)")
+_DECODE = re.compile(r"Decode batch[.,].*?gen throughput \(token/s\): ([\d.]+)")
 _EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin")
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Load weight end", "KV Cache is allocated", "Capture cuda graph end", "Prefill batch", "Decode batch",
+    KEYS = ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated", "Capture cuda graph end", "Prefill batch", "Decode batch",
             "checkpoint shards")
     EVIDENCE_KEYS = _EVIDENCE
 
@@ -47,9 +53,17 @@ class Parser(FamilyParser):
             prefill["new_seqs"] += int(m[1])
             prefill["new_tokens"] += int(m[2])
             prefill["cached_tokens"] += int(m[3])
+            if (t := _INPUT_TPS.search(text)) is not None:
+                input_tps = float(t[1])
+                prefill["last_input_tps"] = input_tps
+                prefill["max_input_tps"] = max(prefill.get("max_input_tps", input_tps), input_tps)
         elif (m := _WEIGHTS.search(text)) is not None:
             extra.setdefault("avail_mem_after_weights_gb", float(m[1]))
             extra.setdefault("weights_mem_gb", float(m[2]))
+        elif (m := _WEIGHTS_BEGIN.search(text)) is not None:
+            extra.setdefault("avail_mem_before_weights_gb", float(m[1]))
+        elif (m := _POOL_END.search(text)) is not None:
+            extra.setdefault("avail_mem_after_kv_pool_gb", float(m[1]))
         elif (m := _KV.search(text)) is not None:
             extra.setdefault("kv_cache_tokens", int(m[1]))
             extra.setdefault("kv_k_gb", float(m[2]))

@@ -4,13 +4,24 @@ One dict. ``extra``: ``kv_cache_gib`` and ``kv_cache_max_tokens`` (``[MemUsageCh
 tokens in paged KV cache (3731744).``), ``kv_cache_bytes`` (v0.8 ``Allocate 69524783104 bytes for k/v cache.``),
 ``kv_cache_tokens`` (``Using 132608 tokens in paged KV cache.``), ``kv_blocks_per_seq_max``, ``tokens_per_block``,
 ``kv_primary_blocks``, ``kv_secondary_blocks`` (``Max KV cache blocks per sequence: …``), ``engine_mib``
-(``Loaded engine size: … MiB``). ``version`` from ``TensorRT-LLM version: …``.
+(``Loaded engine size: … MiB``; each MPI rank prints its own, the first is kept). ``version`` from
+``TensorRT-LLM version: …``.
+
+``benchmark.py``'s ``[BENCHMARK] model_name … batch_size 1 … latency(ms) 4409.816 … generation_time(ms) 3751.546
+total_generated_tokens 189.0 generation_tokens_per_second 50.379`` lines (name/value pairs, the unit in the name)
+are one dict each: ``total_ms`` (``latency(ms)``, the batch's end-to-end latency), ``eval_ms``
+(``generation_time(ms)``), ``eval_tokens`` (``total_generated_tokens``), ``eval_tps``
+(``generation_tokens_per_second``) and ``extra``: ``batch_size``, ``input_length``, ``output_length``,
+``tokens_per_sec`` (generated tokens over the whole latency), ``percentile95_ms``, ``percentile99_ms``,
+``build_ms`` (``build_time(s)``), ``gpu_peak_mem_gb``.
 """
 from __future__ import annotations
 
 import re
 
 from .base import FamilyParser
+from .durations import seconds_to_ms
+from .units import number
 
 NAME = "tensorrt-llm"
 
@@ -26,15 +37,41 @@ _RULES = (
     (re.compile(r"Loaded engine size: (\d+) MiB"), (("engine_mib", int),)),
 )
 _VERSION = re.compile(r"TensorRT-LLM version: (\S+)")
-_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM")
+_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "[BENCHMARK] model_name")
+
+
+def _whole(text: str) -> int | None:
+    """``"189.0"`` -> ``189`` (benchmark.py prints counts as floats); a fraction -> ``None``."""
+    value = number(text)
+    return int(value) if value is not None and value == int(value) else None
+
+
+# printed name -> (report key, or "x:" + extra key; converter). Values in ms stay as printed.
+_BENCH_FIELDS = {
+    "latency(ms)": ("total_ms", number),
+    "generation_time(ms)": ("eval_ms", number),
+    "total_generated_tokens": ("eval_tokens", _whole),
+    "generation_tokens_per_second": ("eval_tps", number),
+    "batch_size": ("x:batch_size", _whole),
+    "input_length": ("x:input_length", _whole),
+    "output_length": ("x:output_length", _whole),
+    "tokens_per_sec": ("x:tokens_per_sec", number),
+    "percentile95(ms)": ("x:percentile95_ms", number),
+    "percentile99(ms)": ("x:percentile99_ms", number),
+    "build_time(s)": ("x:build_ms", seconds_to_ms),
+    "gpu_peak_mem(gb)": ("x:gpu_peak_mem_gb", number),
+}
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version")
+    KEYS = ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version", "[BENCHMARK]")
     EVIDENCE_KEYS = _EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
+        start = text.find("[BENCHMARK] ")
+        if start >= 0:
+            self._benchmark(text[start + len("[BENCHMARK] "):])
         for rx, fields in _RULES:
             m = rx.search(text)
             if m is not None:
@@ -46,3 +83,20 @@ class Parser(FamilyParser):
             self.runs.version = m[1]
         if any(e in line for e in _EVIDENCE):
             self.evidence += 1
+
+    def _benchmark(self, body: str) -> None:
+        """One ``[BENCHMARK]`` line: alternating names and values."""
+        runs = self.runs
+        runs.close()
+        report = runs.current
+        words = body.split()
+        for name, value in zip(words[0::2], words[1::2]):
+            target = _BENCH_FIELDS.get(name)
+            if target is None:
+                continue
+            key, convert = target
+            if key.startswith("x:"):
+                report["extra"][key[2:]] = convert(value)
+            else:
+                runs.set(key, convert(value))
+        runs.close()

@@ -1,7 +1,12 @@
-"""Hugging Face text-generation-inference (TGI) launcher: ``Shard ready in 18.016616627s rank=0`` -> ``load_ms``.
+"""Hugging Face text-generation-inference (TGI): the launcher's shard start-up and the router's request lines.
 
-The duration is Rust's ``Debug`` format, read like a Go duration. With several shards the first printed is kept
-and ``extra["shards_ready"]`` counts them. One dict for the server's life.
+* ``Shard ready in 18.016616627s rank=0`` -> ``load_ms`` (Rust's ``Debug`` format, read like a Go duration). With
+  several shards the first printed is kept and ``extra["shards_ready"]`` counts them.
+* A router ``Success`` line, ``generate{… total_time="611.286748ms" validation_time="754.5µs"
+  queue_time="127.337µs" inference_time="610.405028ms" time_per_token="43.600359ms" seed="None"}: … Success``
+  (also ``generate_stream{…}``, ``chat_completions{…}``), is one request: ``total_ms`` and ``extra``
+  ``validation_ms``, ``queue_ms``, ``inference_ms``, ``time_per_token_ms``; the request's dict is then finished, so
+  each request is one dict (start-up figures go to the first).
 """
 from __future__ import annotations
 
@@ -13,20 +18,40 @@ from .durations import go_duration_ms
 NAME = "tgi"
 
 _SHARD_READY = re.compile(r"Shard ready in (\S+)")
+_TIMING = re.compile(r'\b(total_time|validation_time|queue_time|inference_time|time_per_token)="([^"]+)"')
+_TIMING_KEYS = {"validation_time": "validation_ms", "queue_time": "queue_ms", "inference_time": "inference_ms",
+                "time_per_token": "time_per_token_ms"}
 _EVIDENCE = ("text_generation_launcher", "text_generation_router", "text-generation-inference",
              "text_generation_server")
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Shard ready in",)
+    KEYS = ("Shard ready in", 'total_time="')
     EVIDENCE_KEYS = _EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
+        hit = False
         m = _SHARD_READY.search(text)
         if m is not None:
             self.runs.fill("load_ms", go_duration_ms(m[1]))
             extra = self.runs.current["extra"]
             extra["shards_ready"] = extra.get("shards_ready", 0) + 1
-        if m is not None or any(e in line for e in _EVIDENCE):
+            hit = True
+        elif 'total_time="' in text and text.rstrip().endswith("Success"):
+            hit = self._request(text)
+        if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
+
+    def _request(self, text: str) -> bool:
+        timings = dict(_TIMING.findall(text))
+        total = go_duration_ms(timings.get("total_time", ""))
+        if total is None:
+            return False
+        runs = self.runs
+        runs.put("total_ms", total)
+        for field, key in _TIMING_KEYS.items():
+            if field in timings:
+                runs.put_extra(key, go_duration_ms(timings[field]))
+        runs.close()
+        return True

@@ -4,14 +4,24 @@ vLLM prints no per-request timings, so there is one dict. Tensor-parallel worker
 lines; the first printed value is kept and ``extra["workers_reporting"]`` counts the ``Model loading took`` lines.
 
 ``load_ms``: ``Model loading took 11.0802 GiB and 3.106979 seconds`` (V1). ``extra`` (units in the names):
-``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0
-``Loading model weights took 6.1138 GB``), ``gpu_blocks``/``cpu_blocks`` (V0), ``kv_cache_tokens`` (``GPU KV
+``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0 and
+early V1 ``Loading model weights took 6.1138 GB``), ``gpu_blocks``/``cpu_blocks`` (``# GPU blocks: …``, early V1
+without CPU blocks; ``num_gpu_blocks is: …``), ``memory_profiling_ms``, ``dynamo_transform_ms`` (``Dynamo bytecode
+transform time: 12.88 s``), ``graph_compile_ms`` (``Compiling a graph for general|dynamic shape takes …``),
+``kv_cache_tokens`` (``GPU KV
 cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``), ``max_concurrency``,
 ``graph_capture_ms``/``graph_capture_gib`` (``Graph capturing finished in 2 secs, took 0.11 GiB``),
+``cuda_graph_pool_gib``/``cuda_graph_pool_estimated_gib`` (``CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB
+(estimated)``),
 ``init_engine_ms``/``compilation_ms`` (``init engine (…) took 13.70 s (compilation: 7.28 s)``),
 ``torch_compile_ms``; ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
-lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values; ``spec_decoding``
-holds the last ``SpecDecoding metrics`` line's mean acceptance length and draft acceptance rate.
+lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
+``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
+``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
+and V0's separate
+``Prefix cache hit rate: GPU: …%, CPU: …%`` line as ``gpu_/cpu_prefix_cache_hit_rate_pct``); ``spec_decoding``
+holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
+``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
 """
 from __future__ import annotations
@@ -27,16 +37,28 @@ NAME = "vllm"
 _MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
 _WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
-_BLOCKS = re.compile(r"# GPU blocks: (\d+), # CPU blocks: (\d+)")
+_BLOCKS = re.compile(r"# GPU blocks: (\d+)(?:, # CPU blocks: (\d+))?")
+_NUM_GPU_BLOCKS = re.compile(r"num_gpu_blocks is: (\d+)")
+_DYNAMO = re.compile(r"Dynamo bytecode transform time: ([\d.]+) s")
+_GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general|dynamic) shape takes ([\d.]+) s")
+_MEMORY_PROFILING = re.compile(r"Memory profiling took ([\d.]+) seconds")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
 _KV_GIB = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
 _CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
 _GRAPH = re.compile(r"Graph capturing finished in ([\d.]+) secs?(?:, took ([\d.]+) GiB)?")
 _INIT_ENGINE = re.compile(r"init engine \(.*?\) took ([\d.]+) s(?:econds)?(?: \(compilation: ([\d.]+) s\))?")
+_GRAPH_POOL = re.compile(r"CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB \(estimated\)")
 _TORCH_COMPILE = re.compile(r"torch\.compile takes ([\d.]+) s in total")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
-_METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|GPU KV cache usage: ([\d.]+)%")
+_METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
+                           r"|(Prefix|MM) cache hit rate: ([\d.]+)%")
+# V0 prints the prefix cache hit rate on a line of its own, per device.
+_PREFIX_CACHE_V0 = re.compile(r"Prefix cache hit rate: GPU: ([\d.]+)%, CPU: ([\d.]+)%")
 _SPEC = re.compile(r"Mean acceptance length: ([\d.]+).*?Avg Draft acceptance rate: ([\d.]+)%")
+_SPEC_FIELDS = (("accepted_tps", re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), float),
+                ("drafted_tps", re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), float),
+                ("accepted_tokens", re.compile(r"Accepted: (\d+) tokens"), int),
+                ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int))
 _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-]+)\)")
 _EVIDENCE = ("vllm", "vLLM", "Vllm", "EngineCore", "model_runner.py", "kv_cache_utils.py", "Avg prompt throughput")
 
@@ -46,14 +68,20 @@ _RULES = (
     ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
     ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
     ("# GPU blocks", _BLOCKS, "_blocks"),
+    ("num_gpu_blocks is", _NUM_GPU_BLOCKS, "_num_gpu_blocks"),
+    ("Dynamo bytecode transform", _DYNAMO, "_dynamo"),
+    ("Compiling a graph for", _GRAPH_COMPILE, "_graph_compile"),
+    ("Memory profiling took", _MEMORY_PROFILING, "_memory_profiling"),
     ("KV cache size", _KV_TOKENS, "_kv_tokens"),
     ("Available KV cache memory", _KV_GIB, "_kv_gib"),
     ("Maximum concurrency", _CONCURRENCY, "_concurrency"),
     ("Graph capturing finished", _GRAPH, "_graph"),
     ("init engine", _INIT_ENGINE, "_init_engine"),
+    ("CUDA graph pool memory", _GRAPH_POOL, "_graph_pool"),
     ("torch.compile takes", _TORCH_COMPILE, "_torch_compile"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
+    ("Prefix cache hit rate: GPU", _PREFIX_CACHE_V0, "_prefix_cache_v0"),
     ("server version", _VERSION, "_version"),
     ("LLM engine (v", _VERSION, "_version"),
 )
@@ -94,7 +122,20 @@ class Parser(FamilyParser):
 
     def _blocks(self, m, text):
         self._extra("gpu_blocks", int(m[1]))
-        self._extra("cpu_blocks", int(m[2]))
+        if m[2] is not None:
+            self._extra("cpu_blocks", int(m[2]))
+
+    def _num_gpu_blocks(self, m, text):
+        self._extra("gpu_blocks", int(m[1]))
+
+    def _dynamo(self, m, text):
+        self._extra("dynamo_transform_ms", seconds_to_ms(m[1]))
+
+    def _graph_compile(self, m, text):
+        self._extra("graph_compile_ms", seconds_to_ms(m[1]))
+
+    def _memory_profiling(self, m, text):
+        self._extra("memory_profiling_ms", seconds_to_ms(m[1]))
 
     def _kv_tokens(self, m, text):
         self._extra("kv_cache_tokens", integer(m[1]))
@@ -110,6 +151,10 @@ class Parser(FamilyParser):
         if m[2] is not None:
             self._extra("graph_capture_gib", float(m[2]))
 
+    def _graph_pool(self, m, text):
+        self._extra("cuda_graph_pool_gib", float(m[1]))
+        self._extra("cuda_graph_pool_estimated_gib", float(m[2]))
+
     def _init_engine(self, m, text):
         self._extra("init_engine_ms", seconds_to_ms(m[1]))
         if m[2] is not None:
@@ -121,11 +166,13 @@ class Parser(FamilyParser):
     def _metrics(self, m, text):
         prompt_tps, gen_tps = float(m[1]), float(m[2])
         last = {"prompt_tps": prompt_tps, "generation_tps": gen_tps}
-        for name, reqs, kv_pct in _METRIC_FIELD.findall(text):
+        for name, reqs, device, kv_pct, cache, hit_pct in _METRIC_FIELD.findall(text):
             if name:
                 last[name.lower() + "_reqs"] = int(reqs)
+            elif device:
+                last[device.lower() + "_kv_cache_usage_pct"] = number(kv_pct)
             else:
-                last["gpu_kv_cache_usage_pct"] = number(kv_pct)
+                last[cache.lower() + "_cache_hit_rate_pct"] = number(hit_pct)
         extra = self.runs.current["extra"]
         summary = extra.get("engine_metrics")
         if summary is None:
@@ -137,8 +184,18 @@ class Parser(FamilyParser):
         summary["last"] = last
 
     def _spec(self, m, text):
-        self.runs.put_extra("spec_decoding", {"mean_acceptance_length": float(m[1]),
-                                              "draft_acceptance_rate_pct": float(m[2])})
+        spec = {"mean_acceptance_length": float(m[1]), "draft_acceptance_rate_pct": float(m[2])}
+        for key, rx, kind in _SPEC_FIELDS:
+            f = rx.search(text)
+            if f is not None:
+                spec[key] = kind(f[1])
+        self.runs.put_extra("spec_decoding", spec)
+
+    def _prefix_cache_v0(self, m, text):
+        summary = self.runs.current["extra"].get("engine_metrics")
+        if summary is not None:
+            summary["last"]["gpu_prefix_cache_hit_rate_pct"] = float(m[1])
+            summary["last"]["cpu_prefix_cache_hit_rate_pct"] = float(m[2])
 
     def _version(self, m, text):
         self.runs.version = m[1] or m[2]

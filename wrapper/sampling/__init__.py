@@ -1,6 +1,6 @@
 """Samplers that read GPU and CPU beside the child, and parsers for the same tools' recorded output."""
 from .anchor import Anchor
-from .base import Sampler, UnavailableSampler, make_samplers
+from .factory import Sampler, UnavailableSampler, make_samplers
 from .dmon import DmonSampler, parse_dmon
 from .nvml import NvmlSampler, busy_gpu_processes
 from .pidstat import PidstatSampler, parse_pidstat

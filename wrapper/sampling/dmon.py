@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional
 
 from ..events import Sample
 from .anchor import Anchor, local_to_epoch_ns, placed_ns, seconds_to_ns, wall_to_mono_ns
-from .runner import CommandSampler, parse_all
+from .loops import CommandSampler, parse_all
 
 SOURCE = "dmon"
 

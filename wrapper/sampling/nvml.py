@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 from .. import energy as _energy
 from ..events import Sample
-from .runner import ErrorLog, SamplerUnavailable, ThreadedSampler
+from .loops import ErrorLog, SamplerUnavailable, ThreadedSampler
 
 SOURCE = "nvml"
 _MIB = 1048576

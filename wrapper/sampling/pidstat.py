@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Optional
 
 from ..events import Sample
 from .anchor import Anchor, placed_ns, seconds_to_ns, wall_to_mono_ns
-from .runner import CommandSampler, parse_all
+from .loops import CommandSampler, parse_all
 
 SOURCE = "pidstat"
 DEVICE = "proc"

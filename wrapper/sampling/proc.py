@@ -25,7 +25,7 @@ import time
 from typing import Callable, Optional
 
 from ..events import Sample
-from .runner import SamplerUnavailable, ThreadedSampler
+from .loops import SamplerUnavailable, ThreadedSampler
 
 DEVICE = "proc"
 SMALL_TREE_THREADS = 32

@@ -13,12 +13,8 @@ from typing import Optional, Sequence
 
 from .export.summary import PHASE_ROWS, RESOURCE_COLUMNS
 from .export.writer import show_path, write_file
+from .diagnose import diagnose, render as render_diagnosis
 from .plot import PlotUnavailable, RunView, ascii_bar, html_page, load_runs, png_data_uri, short_id, timeline_bytes
-
-try:
-    from .diagnose import diagnose, render as render_diagnosis
-except ImportError:  # written separately; the report goes without it
-    diagnose = render_diagnosis = None
 
 STYLE = (
     "table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
@@ -119,12 +115,8 @@ def _env_table(record: dict) -> str:
 
 
 def _diagnosis(record: dict) -> str:
-    if diagnose is None:
-        return ""
-    try:
-        text = render_diagnosis(diagnose(record))
-    except Exception as exc:  # a bug there must not cost the rest of the report; show it instead
-        return f'<h3>diagnosis</h3>\n<p class="warn">diagnosis failed: {_e(type(exc).__name__)}: {_e(exc)}</p>\n'
+    """The diagnosis of this one run (``diagnose`` takes a list of runs)."""
+    text = render_diagnosis(diagnose([record]))
     return f"<h3>diagnosis</h3>\n<pre>{_e(text)}</pre>\n" if text else ""
 
 
