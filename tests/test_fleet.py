@@ -197,3 +197,54 @@ def test_merge_of_nothing_is_a_usage_error(tmp):
     assert proc.returncode == 2 and b"no run records found" in proc.stderr
     proc = run_phasewrap(["merge", str(tmp / "nope"), "-o", str(tmp / "m.jsonl")])
     assert proc.returncode == 2 and b"no such file or directory" in proc.stderr
+
+
+def _host_records(tmp):
+    """Nine real stand-in runs as if from three hosts: node-a and node-b load in 0.2 s, node-slow in 0.6 s."""
+    for name, load in (("fast", "0.2"), ("slow", "0.6")):
+        proc = run_phasewrap(["run", "-n", "6" if name == "fast" else "3", "--jsonl", str(tmp / f"{name}.jsonl"),
+                              *QUIET, "--", *STANDIN, "--load-s", load, "--ttft-s", "0.05", "--tokens", "3",
+                              "--interval-s", "0.01"], env=clean_env())
+        assert proc.returncode == 0, proc.stderr.decode()
+    fast, slow = read_jsonl(tmp / "fast.jsonl"), read_jsonl(tmp / "slow.jsonl")
+    for i, r in enumerate(fast):
+        r["fleet"]["host"] = "node-a" if i % 2 else "node-b"
+    for r in slow:
+        r["fleet"]["host"] = "node-slow"
+    path = tmp / "merged.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in fast + slow))
+    return path, fast + slow
+
+
+def test_by_host_names_the_slow_node(tmp):
+    path, records = _host_records(tmp)
+    proc = run_phasewrap(["compare", "--by", "host", "--format", "json", str(path)])
+    assert proc.returncode == 0, proc.stderr.decode()
+    result = json.loads(proc.stdout)
+    assert [(h["host"], h["runs"]) for h in result["hosts"]] == [("node-b", 3), ("node-a", 3), ("node-slow", 3)]
+    assert ["node-slow", "load_s"] in result["outliers"]
+    assert all(host == "node-slow" for host, _key in result["outliers"])
+    slow = result["hosts"][2]
+    own = sorted(r["phases"]["load_s"] for r in records if r["fleet"]["host"] == "node-slow")
+    assert slow["median"]["load_s"] == own[1]
+    text = run_phasewrap(["compare", "--by", "host", str(path)]).stdout.decode()
+    assert "outlier: node-slow load_s" in text
+    text = run_phasewrap(["diagnose", "--by", "host", str(path)]).stdout.decode()
+    assert text.startswith("by host: medians")
+    assert [line for line in text.splitlines() if line.startswith("host node")] == [
+        "host node-b:", "host node-a:", "host node-slow:"]
+    proc = run_phasewrap(["report", "--by", "host", str(path), "-o", str(tmp / "r.html")])
+    assert proc.returncode == 0, proc.stderr.decode()
+    page = (tmp / "r.html").read_text()
+    assert "<h2>By host</h2>" in page and '<td class="outlier">' in page and "node-slow" in page
+
+
+def test_plot_by_host_draws_bars(tmp):
+    from .conftest import HAVE_MPL
+
+    if not HAVE_MPL:
+        pytest.skip("matplotlib not installed: pip install 'phasewrap[plot]'")
+    path, _ = _host_records(tmp)
+    proc = run_phasewrap(["plot", "--by", "host", str(path), "-o", str(tmp / "hosts.png")])
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert (tmp / "hosts.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -21,7 +21,7 @@ log = logging.getLogger("phasewrap")
 PathOrRecords = Union[str, os.PathLike, Sequence]
 EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
-__all__ = ["run", "plan", "merge", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
+__all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy"]
 
 
@@ -415,14 +415,23 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
     return timeline(load_runs(inputs), output)
 
 
-def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike]) -> str:
+def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike], *,
+           by: Optional[str] = None) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
-    tables, diagnosis, environment and the timeline. Returns the output path."""
+    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top. Returns the
+    output path."""
     from .html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    return write_report([os.fspath(i) for i in inputs], os.fspath(output))
+    inputs = [os.fspath(i) for i in inputs]
+    sections = ()
+    if by == "host":
+        from .byhost import render_html, table
+        from .plot import load_runs
+
+        sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
+    return write_report(inputs, os.fspath(output), sections=sections)
 
 
 def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) -> list:
@@ -461,3 +470,27 @@ def merge(inputs: Sequence, output: Optional[str] = None):
     if output is not None:
         write_file(os.fspath(output), serialize(merged), "-o")
     return merged, len(read)
+
+
+def by_host(records: PathOrRecords, *, plot: Optional[str] = None) -> dict:
+    """The runs side by side per host (``byhost.table``: per-phase medians, the difference to the other hosts,
+    outliers), as ``compare --by host`` shows it. ``records``: records, records files, or a merged file.
+    ``plot``: also draw per-phase bars per host (.png, .svg or .html)."""
+    from .byhost import table
+
+    records = _records_of(records)
+    if plot:
+        from .byhost import bars_bytes
+        from .export.writer import write_file
+        from .plot import format_of
+
+        write_file(os.fspath(plot), bars_bytes(records, format_of(os.fspath(plot))), "--plot")
+    return table(records)
+
+
+def diagnose_by_host(records: PathOrRecords) -> dict:
+    """``{host: findings}``: ``diagnose`` on each host's runs on its own, hosts in first-seen order."""
+    from .byhost import group
+    from .diagnose import diagnose as _diagnose
+
+    return {host: _diagnose(runs) for host, runs in group(_records_of(records)).items()}

@@ -250,6 +250,8 @@ def _add_compare(sub) -> None:
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
     cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+    cmp.add_argument("--by", choices=("host",), help="host: the runs of BASE (and CAND) side by side per host "
+                     "(fleet.host): per-phase medians, the difference to the other hosts, outliers")
 
 
 def _add_diagnose(sub) -> None:
@@ -257,6 +259,7 @@ def _add_diagnose(sub) -> None:
                          epilog="example: phasewrap diagnose runs.jsonl")
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
+    dia.add_argument("--by", choices=("host",), help="host: the by-host table, then each host diagnosed on its own")
 
 
 def _add_plot(sub) -> None:
@@ -267,6 +270,7 @@ def _add_plot(sub) -> None:
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+    plo.add_argument("--by", choices=("host",), help="host: INPUTs are records; per-phase bars per host, outliers red")
 
 
 def _add_report(sub) -> None:
@@ -274,6 +278,7 @@ def _add_report(sub) -> None:
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
@@ -427,6 +432,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import render_table
     from .records_io import parse_tag_filters
 
+    if args.by == "host":
+        from .byhost import render
+
+        result = api.by_host([args.base] + ([args.cand] if args.cand else []), plot=args.plot)
+        _out(jsonl.pretty(result) if args.format == "json" else render(result))
+        return 0
     result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
                          cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
     _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
@@ -436,19 +447,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    if args.by == "host":
+        from .byhost import render
+
+        per_host = api.diagnose_by_host(args.files)
+        if args.format == "json":
+            _out(jsonl.pretty({host: [asdict(f) for f in fs] for host, fs in per_host.items()}))
+        else:
+            _out(render(api.by_host(args.files)) + "".join(f"\nhost {host}:\n{render_findings(fs)}"
+                                                         for host, fs in per_host.items()))
+        return 0
     findings = api.diagnose(args.files)
     _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    api.plot(args.inputs, args.output, compare=args.compare)
+    if args.by == "host":
+        api.by_host(args.inputs, plot=args.output)
+    else:
+        api.plot(args.inputs, args.output, compare=args.compare)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    api.report(args.inputs, args.output)
+    api.report(args.inputs, args.output, by=args.by)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
@@ -459,8 +483,8 @@ def render_findings(findings: list) -> str:
     return render(findings)
 
 
-COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
-            "plot": cmd_plot, "report": cmd_report}
+COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env,
+            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report}
 
 
 def _ensure_standard_fds() -> None:

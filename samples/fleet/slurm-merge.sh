@@ -11,4 +11,5 @@ SWEEP_ID=${1:?usage: slurm-merge.sh SWEEP_ID (the array job id)}
 RESULTS=${PHASEWRAP_RESULTS:-$PWD/results}
 PW=${PHASEWRAP:-phasewrap}
 $PW merge "$RESULTS"/"$SWEEP_ID"-*.jsonl -o "$RESULTS/$SWEEP_ID.jsonl"
-$PW diagnose "$RESULTS/$SWEEP_ID.jsonl"
+$PW diagnose --by host "$RESULTS/$SWEEP_ID.jsonl"
+$PW report --by host "$RESULTS/$SWEEP_ID.jsonl" -o "$RESULTS/$SWEEP_ID.html"
