@@ -7,6 +7,12 @@ prints its own CLOCK_MONOTONIC timestamps (ns) as one JSON line on stderr at the
 benchmark can compare phasewrap's stamps with the child's own clock.
 
     python samples/standin.py --load-s 0.8 --ttft-s 0.4 --tokens 40 --interval-s 0.02 -p "Hello there"
+
+``--load-steps disk:FILE,cpu:0.8,sleep:0.5`` makes the load a sequence of steps, each followed by a stderr line:
+``disk:FILE`` evicts FILE from the page cache (fsync, then posix_fadvise DONTNEED) and reads it; ``cpu:S`` burns
+one core for S seconds; ``sleep:S`` sleeps (waiting on a peer). The ready line follows the last step (then
+``--load-s`` is not used); the stamps JSON carries ``load_steps_ns``, the child's own clock right after each
+step's line.
 """
 import argparse
 import json
@@ -41,6 +47,46 @@ def read_file(path: str, block_bytes: int = 1 << 20) -> int:
             total += len(block)
 
 
+STEP_LINES = {"disk": "standin: weights read from disk", "cpu": "standin: weights converted on one core",
+              "sleep": "standin: peer answered"}
+
+
+def parse_steps(spec: str) -> list[tuple[str, str]]:
+    steps = []
+    for item in spec.split(","):
+        kind, _, arg = item.partition(":")
+        try:
+            if kind not in STEP_LINES or not arg or (kind != "disk" and float(arg) < 0):
+                raise ValueError
+        except ValueError:
+            raise SystemExit(f"--load-steps: bad step {item!r}; expected disk:FILE, cpu:SECONDS or sleep:SECONDS")
+        steps.append((kind, arg))
+    return steps
+
+
+def evict_and_read(path: str) -> int:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # dirty pages can't be dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return read_file(path)
+
+
+def run_steps(steps: list[tuple[str, str]]) -> tuple[list[int], int]:
+    """Each step, then its line; returns the child's clock after each line and the bytes read."""
+    stamps, read = [], 0
+    for kind, arg in steps:
+        if kind == "disk":
+            read += evict_and_read(arg)
+        else:
+            wait(float(arg), "burn" if kind == "cpu" else "sleep")
+        write(2, (STEP_LINES[kind] + "\n").encode())
+        stamps.append(time.monotonic_ns())
+    return stamps, read
+
+
 def write(fd: int, data: bytes) -> None:
     while data:
         data = data[os.write(fd, data):]
@@ -51,6 +97,8 @@ def main() -> int:
     p.add_argument("--load-s", type=float, default=0.8, help="time from start to the ready line")
     p.add_argument("--load-mode", choices=("sleep", "burn"), default="sleep", help="sleep, or burn one CPU core")
     p.add_argument("--read", metavar="FILE", help="read this file (the 'weights') during load")
+    p.add_argument("--load-steps", metavar="SPEC", help="load as steps: disk:FILE,cpu:SECONDS,sleep:SECONDS "
+                   "(a stderr line after each); replaces --load-s")
     p.add_argument("--ttft-s", type=float, default=0.4, help="time from the ready line to the first token")
     p.add_argument("--tokens", type=int, default=40, help="number of tokens to write")
     p.add_argument("--interval-s", type=float, default=0.02, help="time between tokens")
@@ -68,12 +116,17 @@ def main() -> int:
     p.add_argument("--stamps-file", metavar="FILE", help="write the same JSON to FILE instead")
     a = p.parse_args()
     stall_before = {int(i) for i in a.stall_before.split(",") if i.strip()}
+    steps = parse_steps(a.load_steps) if a.load_steps else None
 
     t_start_ns = time.monotonic_ns()
     write(2, b"standin: loading weights\n")
-    load_deadline = time.monotonic() + a.load_s
-    read_bytes = read_file(a.read) if a.read else 0
-    wait(load_deadline - time.monotonic(), a.load_mode)
+    step_ns: list[int] = []
+    if steps is not None:
+        step_ns, read_bytes = run_steps(steps)
+    else:
+        load_deadline = time.monotonic() + a.load_s
+        read_bytes = read_file(a.read) if a.read else 0
+        wait(load_deadline - time.monotonic(), a.load_mode)
     write(2, (a.ready_line + "\n").encode())
     ready_ns = time.monotonic_ns()
     if a.prompt:
@@ -108,6 +161,7 @@ def main() -> int:
     if a.stamps or a.stamps_file:
         stamps = {"start_ns": t_start_ns, "ready_ns": ready_ns, "first_token_ns": token_ns[0] if token_ns else None,
                   "last_token_ns": token_ns[-1] if token_ns else None, "tokens": len(token_ns), "token_ns": token_ns,
+                  "load_steps_ns": step_ns,
                   "first_answer_ns": token_ns[answer_from] if len(token_ns) > answer_from else None}
         if a.stamps_file:
             with open(a.stamps_file, "w") as fh:

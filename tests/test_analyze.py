@@ -227,3 +227,40 @@ def test_timed_log_with_several_requests_gives_each_earlier_one_a_record():
     assert first["reported"]["extra"]["task_id"] == 160 and first["reported"]["eval_tokens"] == 96
     assert first["source"]["kind"] == "log (relative times)"
     assert last["reported"]["extra"]["task_id"] == 202 and last.get("phases_source") != "reported"
+
+
+def test_h200_llama_cast_alone_takes_profile_and_prompt_from_its_header_command(tmp):
+    """An asciinema recording of the real H200 llama-completion run, analyzed with no options: the header's
+    command (as asciinema writes it, the prompt quoted) gives the profile and the prompt, so the merged stream's
+    echo and log lines are told from the tokens."""
+    import shlex
+
+    src = fixture("events", "h200-llama-completion-warm-ngl99.events.jsonl")
+    with open(src) as fh:
+        header = json.loads(fh.readline())
+        events = [e for e in map(json.loads, fh) if isinstance(e, list)]
+    cast = tmp / "llama.cast"
+    with open(cast, "w") as fh:
+        fh.write(json.dumps({"version": 2, "width": 120, "height": 40, "timestamp": header["wall_start"],
+                             "command": shlex.join(header["cmd"])}) + "\n")
+        for t_s, _stream, text in events:
+            fh.write(json.dumps([t_s, "o", text]) + "\n")
+    [rec] = _analyze_json([str(cast)])
+    assert rec["profile"] == "llama.cpp" and rec["source"]["kind"] == "asciinema"
+    # the truth, from the same run's separate streams (test_h200_llama_completion_run_measured_beside_reported)
+    ready, first, last = 0.808579, 0.994552, 1.32605
+    assert abs(rec["phases"]["load_s"] - ready) <= 0.05
+    assert abs(rec["phases"]["ttft_s"] - (first - ready)) <= 0.05
+    assert abs(rec["phases"]["decode_s"] - (last - first)) <= 0.05
+    assert rec["markers"]["first_token"]["t_s"] == first  # not the echo at 0.808941, nor a log line
+    rep = rec["reported"]
+    assert (rep["load_ms"], rep["prompt_eval_ms"], rep["prompt_tokens"], rep["eval_ms"], rep["eval_tokens"]) == (
+        443.24, 183.92, 1761, 328.31, 127)
+
+
+def test_cast_command_split_like_the_shell():
+    from wrapper.analyze import _split_command
+
+    assert _split_command("./llama-completion -m m.gguf -p 'the quick brown fox' -n 8") == [
+        "./llama-completion", "-m", "m.gguf", "-p", "the quick brown fox", "-n", "8"]
+    assert _split_command("./main -p 'unbalanced") == ["./main", "-p", "'unbalanced"]

@@ -51,7 +51,8 @@ print(json.dumps({{"records": records, "exit_status": records.exit_status,
         assert rec["resources"]["load"]["cpu_pct_mean"] is not None
         assert rec["resources"]["load"]["rss_peak_mib"] > 0
     assert [r["repeat"] for r in got["records"]] == [{"index": 0, "of": 2}, {"index": 1, "of": 2}]
-    assert got["rules"] and got["rules"][0] in ("load_cpu", "load_dominant", "decode_dominant", "ttft_dominant")
+    # the stand-in sleeps through its load: its one load step is measured as a wait
+    assert got["rules"] and got["rules"][0] in ("load_step_wait", "load_dominant", "decode_dominant", "ttft_dominant")
 
 
 def test_errors_are_the_documented_exceptions(tmp):
@@ -106,3 +107,15 @@ def test_readme_library_examples_run(tmp):
     assert lines[-1] == "phasewrap analyze: no-such-file.log: no such file"
     assert len(open(tmp / "runs.jsonl").read().splitlines()) == 2
     assert len(os.listdir(tmp / "caps")) == 2
+
+
+def test_a_run_that_prints_nothing_loads_no_framework_parser_nor_plotting(tmp):
+    """Start-up: the log parsers load after the child exits, and only for output; plotting only for --plot."""
+    out = subprocess.run([sys.executable, "-X", "importtime", os.path.join(ROOT, "bin", "phasewrap"), "run",
+                          "--format", "none", "--gpu", "off", "--", "true"], cwd=tmp, capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, timeout=60)
+    assert out.returncode == 0, out.stderr
+    loaded = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "wrapper.runner" in loaded
+    assert not {m for m in loaded if m.startswith(("wrapper.frameworks", "wrapper.plot", "wrapper.compare",
+                                                    "wrapper.diagnose", "wrapper.request", "matplotlib"))}

@@ -59,8 +59,8 @@ def test_cold_load_with_little_disk_read_is_not_the_disk():
 
 
 def test_warm_but_slow_load_is_deserialization_median_over_runs():
-    runs = [rec(load=v, ttft=0.7, decode=4.4, total=v + 5.2, resources=QUIET, cache="warm", reported=REPORTED_CLEAN)
-            for v in (15.4, 15.0, 16.1)]
+    runs = [rec(load=v, ttft=0.7, decode=4.4, total=v + 5.2, resources=with_res(load__disk_read_mib=3.0), cache="warm",
+                reported=REPORTED_CLEAN) for v in (15.4, 15.0, 16.1)]
     runs.append(rec(load=40.0, total=45.0, cache="warm", warmup=True))
     [finding] = diagnose(runs)
     assert finding == Finding(
@@ -132,7 +132,8 @@ def test_vram_from_the_fullest_phase_when_total_is_absent():
 
 def test_one_core_pegged_during_load():
     runs = [rec(load=9.0, ttft=0.5, decode=2.0, total=12.0, cache="warm", reported=REPORTED_CLEAN,
-                resources=with_res(load__cpu_busiest_thread_pct_max=99.0, load__cpu_pct_mean=104.0))]
+                resources=with_res(load__cpu_busiest_thread_pct_max=99.0, load__cpu_pct_mean=104.0,
+                                   load__disk_read_mib=3.0))]
     findings = diagnose(runs)
     assert [f.rule for f in findings] == ["load_warm_slow", "load_one_core"]
     assert findings[1].statement == ("during load the busiest thread peaked at 99% while the process averaged 104% "
@@ -141,7 +142,7 @@ def test_one_core_pegged_during_load():
 
 def test_busy_cpu_idle_gpu_before_first_token():
     runs = [rec(load=1.0, ttft=3.0, decode=4.0, total=8.2, reported=REPORTED_CLEAN,
-                resources=with_res(ttft__cpu_pct_mean=180.0, ttft__gpu_util_mean=3.0))]
+                resources=with_res(ttft__cpu_pct_mean=180.0, ttft__gpu_util_mean=3.0, load__disk_read_mib=3.0))]
     findings = diagnose(runs)
     assert [f.rule for f in findings] == ["decode_dominant", "ttft_cpu_preprocessing"]
     assert findings[1].statement == ("before the first token the process averaged 180% CPU while the GPU averaged 3% "
@@ -151,7 +152,7 @@ def test_busy_cpu_idle_gpu_before_first_token():
 
 def test_resource_signals_of_an_immaterial_phase_are_ignored():
     runs = [rec(load=10.0, ttft=0.1, decode=4.0, total=14.2, cache="warm", reported=REPORTED_CLEAN,
-                resources=with_res(ttft__cpu_pct_mean=180.0, ttft__gpu_util_mean=3.0))]
+                resources=with_res(ttft__cpu_pct_mean=180.0, ttft__gpu_util_mean=3.0, load__disk_read_mib=3.0))]
     assert [f.rule for f in diagnose(runs)] == ["load_warm_slow"]
 
 
@@ -226,11 +227,53 @@ def test_resources_shaped_like_aggregate_output():
 
 
 def test_cold_and_warm_runs_are_not_pooled():
-    warm = [rec(load=15.0, ttft=0.7, decode=4.4, total=20.5, resources=QUIET, cache="warm", reported=REPORTED_CLEAN)
-            for _ in range(3)]
+    warm = [rec(load=15.0, ttft=0.7, decode=4.4, total=20.5, resources=with_res(load__disk_read_mib=3.0), cache="warm",
+                reported=REPORTED_CLEAN) for _ in range(3)]
     cold = rec(load=25.6, ttft=1.7, decode=4.4, total=32.0, resources=QUIET, cache="cold", reported=REPORTED_CLEAN)
     findings = diagnose([cold] + warm)
     assert [f.rule for f in findings] == ["load_warm_slow", "mixed_cache"]
     assert findings[0].statement.startswith("load 15.00 s is 73% of the 20.50 s total (median of 3 runs)")
     assert findings[1].statement == ("runs with different cache labels are never pooled: diagnosed cache=warm "
                                      "(3 runs), left out cache=cold × 1")
+
+
+def test_measured_disk_reads_outrank_a_warm_cache_label():
+    # warm before the run, yet 6000 MiB read during load (the program evicted or bypassed the page cache)
+    runs = [rec(load=15.4, ttft=0.7, decode=4.4, total=20.6, resources=QUIET, cache="warm", reported=REPORTED_CLEAN)]
+    [finding] = diagnose(runs)
+    assert finding == Finding(
+        "load_disk", "disk (reads measured during load)",
+        "load 15.40 s is 75% of the 20.60 s total; the model files were in the page cache before the run (warm), yet "
+        "6000 MiB were read from disk during load: the measured reads outrank that label (the program evicted or "
+        "bypassed the page cache, or read other files)",
+        "find what reads the disk during load: O_DIRECT or --no-mmap loaders, files evicted by the program itself, "
+        "or files other than the model; keep them in the page cache")
+
+
+def step(name, dur, kind, evidence, read=0.0, ended_by="a line"):
+    return {"name": name, "dur_s": dur, "kind": kind, "evidence": evidence, "merged": [],
+            "ended_by": {"text": ended_by, "stream": "err"}, "resources": {"disk_read_mib": read}}
+
+
+def test_load_finding_comes_from_the_measured_kind_of_its_largest_step():
+    runs = []
+    for imports, weights in ((3.0, 12.0), (3.2, 12.4), (2.9, 11.8)):
+        r = rec(load=imports + weights, ttft=0.7, decode=4.4, total=imports + weights + 5.1, resources=QUIET,
+                cache="cold", reported=REPORTED_CLEAN)
+        r["load_steps"] = [step("imports", imports, "cpu-single", "CPU 100 %"),
+                           step("weights", weights, "gpu-upload", f"VRAM +8000 MiB at {8000 / weights:.0f} MiB/s")]
+        runs.append(r)
+    [finding] = diagnose(runs)
+    assert finding == Finding(
+        "load_step_gpu_upload", "load: upload to the GPU",
+        "load 15.00 s is 75% of the 20.10 s total (median of 3 runs); its largest step 'weights' 12.00 s (80% of "
+        "load) is gpu-upload: VRAM +8000 MiB at 667 MiB/s; then 'imports' 3.00 s: cpu-single",
+        "a smaller quant format moves fewer bytes; check the PCIe link the upload runs over (nvidia-smi -q: link "
+        "generation and width, current vs max)")
+
+
+def test_an_unknown_largest_step_falls_back_to_the_cache_label_rules():
+    r = rec(load=25.6, ttft=1.74, decode=4.2, total=32.0, resources=QUIET, cache="cold", model_bytes=7 * GIB,
+            reported=REPORTED_CLEAN)
+    r["load_steps"] = [step("weights", 25.0, "unknown", "too short to tell")]
+    assert diagnose([r])[0].rule == "load_disk"

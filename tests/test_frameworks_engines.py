@@ -29,7 +29,8 @@ def test_vllm_v0_weights_gb_and_blocks_and_no_oom_from_advice():
 def test_vllm_v1_tp_workers_model_loading():
     r = only("vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "vllm")
     assert r["load_ms"] == 3106.979  # TP0, printed first; TP1 printed 3.001256 seconds
-    assert r["extra"] == {"weights_load_ms": 2630.0, "model_loading_gib": 11.0802, "workers_reporting": 2}
+    assert r["extra"] == {"weights_load_ms": 2630.0, "model_loading_gib": 11.0802, "workers_reporting": 2,
+                          "weights_progress_elapsed_ms": 2000}
 
 
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
@@ -62,7 +63,8 @@ def test_sglang_scheduler_batches():
 def test_sglang_kv_cache_and_cuda_graph_capture():
     r = only("sglang__2025-11-capture-cuda-graph-end-time-elapsed.log", "sglang")
     assert r["extra"] == {"kv_cache_tokens": 2243474, "kv_k_gb": 59.91, "kv_v_gb": 59.91, "cuda_graph_ms": 5370.0,
-                          "cuda_graph_mem_gb": 1.44, "avail_mem_after_kv_pool_gb": 40.03}
+                          "cuda_graph_mem_gb": 1.44, "avail_mem_after_kv_pool_gb": 40.03,
+                          "avail_mem_after_cuda_graph_gb": 38.05}
 
 
 def test_sglang_weights_loading():

@@ -134,6 +134,14 @@ def test_journald_lower_case_month_of_a_locale():
     assert (rest, t) == ("  Device 0: NVIDIA GeForce GTX 1060 6GB, compute capability 6.1", None)
 
 
+def test_ray_serve_replica_tag_stacked_on_vllm_tags():
+    rest, t = strip_prefix(line_of(
+        "vllm__v1-2026-08-ray-serve-nested-process-tags-compile-and-warmup-together.log", "together took"))
+    assert rest == ("INFO 08-19 18:00:13 [monitor.py:53] torch.compile and initial profiling/warmup run together took "
+                    "19.48 s in total")
+    assert t is None
+
+
 def test_sglang_bracketed_naive_time_with_rank():
     rest, t = strip_prefix(line_of(
         "sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log", "#token: 137"))

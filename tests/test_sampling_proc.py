@@ -142,11 +142,12 @@ def put_process(root, pid, ppid, comm, majflt, read_bytes, write_bytes, rss_page
     # stat last: the tree scan finds a process by its stat, and procfs shows all its files at once
     put(root / str(pid) / "io", io_text(read_bytes, write_bytes))
     put(root / str(pid) / "task" / str(pid) / "stat", stat_line(pid, comm, ppid, majflt, 10, 5, 777, rss_pages))
+    put(root / str(pid) / "task" / str(pid) / "schedstat", "150000000 50000000 3\n")  # ran 0.15 s, waited 0.05 s
     put(root / str(pid) / "stat", stat_line(pid, comm, ppid, majflt, 10, 5, 777, rss_pages))
 
 
 def vanish(root, pid):
-    for name in ("stat", "io", f"task/{pid}/stat"):
+    for name in ("stat", "io", f"task/{pid}/stat", f"task/{pid}/schedstat"):
         os.truncate(root / str(pid) / name, 0)
     shutil.rmtree(root / str(pid))
 
@@ -171,13 +172,20 @@ def test_exact_counters_on_a_hand_made_proc(tmp_path):
     assert dict(first.values) == {
         "cpu_pct": None, "rss_mib": 256 * PAGE / 1048576, "disk_read_bytes_total": 1000.0,
         "disk_write_bytes_total": 10.0, "major_faults_total": 7.0, "nprocs": 1.0, "busiest_thread_pct": None,
+        "cpu_s_total": 15 / os.sysconf("SC_CLK_TCK"),  # utime 10 + stime 5 ticks
     }
-    # right after a boundary the counters are read once more, alone: the CPU figures stay on the tick grid
+    # right after a boundary the counters are read once more, alone: the CPU figures stay on the tick grid;
+    # per thread, schedstat's run and wait time since launch (no boundary reading before this one)
     put(root / "100" / "io", io_text(3000, 10))
     sampler.notify("ready")
     at_ready = wait_for_sample(sampler, lambda v: "nprocs" not in v, first.t_ns)
     assert dict(at_ready.values) == {"disk_read_bytes_total": 3000.0, "disk_write_bytes_total": 10.0,
-                                     "major_faults_total": 7.0}
+                                     "major_faults_total": 7.0, "cpu_s_total": 15 / os.sysconf("SC_CLK_TCK"),
+                                     "busiest_thread_cpu_s": 0.15, "busiest_thread_demand_s": 0.2}
+    put(root / "100" / "task" / "100" / "schedstat", "450000000 60000000 9\n")
+    sampler.notify("first_token")  # the next boundary reading covers the time since this one
+    second = wait_for_sample(sampler, lambda v: "nprocs" not in v, at_ready.t_ns)
+    assert (second.values["busiest_thread_cpu_s"], second.values["busiest_thread_demand_s"]) == (0.3, 0.31)
     put(root / "100" / "io", io_text(1000, 10))  # a zombie's counters: the totals must not step back
     time.sleep(0.05)
     assert all(s.values["disk_read_bytes_total"] == 3000.0 for s in sampler.samples() if s.t_ns > at_ready.t_ns)

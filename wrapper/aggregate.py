@@ -152,10 +152,10 @@ class _Window:
         slack_ns = _BOUNDARY_SLACK_NS if src in self.table.boundary_sources else 0
         total = 0.0
         for times, values in series:
-            i_end = _reading_index(times, self.end, slack_ns)
+            i_end = reading_index(times, self.end, slack_ns)
             if i_end is None:
                 return None  # the window ended before the first reading
-            i_start = _reading_index(times, self.start, slack_ns)
+            i_start = reading_index(times, self.start, slack_ns)
             if i_start is None:
                 i_start = 0
             if i_start >= i_end:
@@ -168,7 +168,7 @@ class _Window:
         return bisect_right(times, self.end) - bisect_left(times, self.start)
 
 
-def _reading_index(times: list[int], t: int, slack_ns: int) -> Optional[int]:
+def reading_index(times: list[int], t: int, slack_ns: int) -> Optional[int]:
     """The reading that stands for time ``t``: the last one at or before it, or the first one up to
     ``slack_ns`` after it when that is nearer; ``None`` when there is neither."""
     before = bisect_right(times, t) - 1

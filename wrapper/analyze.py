@@ -17,6 +17,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -26,7 +27,7 @@ from .capture import SUFFIX, Capture, CaptureError, read_capture
 from .events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from .markers import ANY, MarkerSpec
 from .pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
-                       tracker_for)
+                       tracker_for, watcher_for)
 from .record import RunFacts, build
 from .line_feeder import LineFeeder
 from .profiles import PROFILES
@@ -107,6 +108,15 @@ def _from_events(path: str, lines: Iterable[tuple[int, str]], header: dict) -> O
                     end_ns=end_ns, exit=exit_info, header=header)
 
 
+def _split_command(command: str) -> list:
+    """The cast header's command line as the shell split it: a quoted ``-p '…'`` prompt stays one argument, so
+    its echo is recognised; unbalanced quotes fall back to splitting at spaces."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
 def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
     """asciinema v2: ``[t_s, "o", data]`` output events; input and marker events are ignored."""
     chunks = []
@@ -125,7 +135,7 @@ def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Obs
     command = header.get("command")
     return Observed(source=path, kind="asciinema", chunks=chunks, t0_ns=0,
                     wall_anchor=None if wall is None else (round(float(wall) * 1e9), 0),
-                    command=command.split() if isinstance(command, str) else [], end_ns=last, merged=True,
+                    command=_split_command(command) if isinstance(command, str) else [], end_ns=last, merged=True,
                     header=header, warnings=[RunWarning("streams_merged", "asciinema merges stdout and stderr: markers watch both")])
 
 
@@ -341,7 +351,10 @@ def _merged(prep: Prepared) -> Prepared:
         return None if spec is None else dataclasses.replace(spec, stream=ANY)
 
     # The closing regex (llama.cpp's "[end of text]") can't separate tokens from log lines here either.
-    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token), end=None)
+    # The framework's own log lines are on the token stream too: they are neither echo nor tokens.
+    log_line = re.compile(prep.profile.log_line) if prep.profile.log_line else None
+    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token), end=None,
+                                 log_line=log_line)
     # A profile's per-stream alternatives for ready (llama.cpp: "any stdout") mean nothing once merged.
     marks = tuple(anyway(m) for m in prep.marks if m.name != "ready")
     return dataclasses.replace(prep, ready=anyway(prep.ready), marks=marks, tokens=tokens)
@@ -377,7 +390,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
         prep = _merged(prep)
     tracker = tracker_for(prep)
     feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
-    consume = Consumer(tracker, feeder)
+    consume = Consumer(tracker, feeder, watcher=watcher_for(prep))
     for chunk in obs.chunks:
         consume(chunk)
         if feeder is None and tracker.settled:
@@ -398,7 +411,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
 
         stream = stream_from_json(obs.request["result"], obs.t0_ns)
         apply_stream(facts, stream)
-    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos)
+    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
 
 
 def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
-from . import records_io, stats
+from . import loadsteps, records_io, stats
 
 PHASE_KEYS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"))
 # the record's ``resources`` windows and the figures the rules read from them (aggregate.KEYS names)
@@ -64,6 +64,7 @@ class _Facts:
     ms_per_token: Optional[float]
     reported: list        # the runs' ``reported`` dicts that exist
     missing: dict         # phase field → reason, from the first record that gives one
+    load_steps: list      # the runs' load steps matched by name (loadsteps.pooled)
 
 
 def _number(value) -> Optional[float]:
@@ -98,6 +99,7 @@ def _facts(records: Sequence[dict]) -> _Facts:
         ms_per_token=_median_of(records, lambda r: r.get("ms_per_token")),
         reported=[r["reported"] for r in records if r.get("reported")],
         missing=missing,
+        load_steps=loadsteps.pooled(records),
     )
 
 
@@ -176,8 +178,61 @@ def rule_phases(f: _Facts) -> Result:
                    "streaming callbacks and per-token host synchronisation out of the generation loop")
 
 
+# What to try for a load step of each measured kind.
+STEP_NEXT = {
+    "disk": ("disk reads", "put the model on faster local storage (NVMe), keep it in the page cache between runs "
+             "(don't evict it; enough free RAM), and let the framework mmap it"),
+    "cpu-single": ("one core (deserialization / format conversion)", "use a format the backend maps directly "
+                   "(GGUF with mmap, safetensors in the target dtype): no load-time quantization or dtype conversion"),
+    "cpu-multi": ("CPU work on several cores", "pre-convert or cache what is computed at every start (converted "
+                  "weights, compiled kernels); check the step's lines for what it builds"),
+    "gpu-upload": ("upload to the GPU", "a smaller quant format moves fewer bytes; check the PCIe link the upload "
+                   "runs over (nvidia-smi -q: link generation and width, current vs max)"),
+    "gpu-compute": ("GPU work at start-up (warm-up, compile, graph capture)", "cache compiled graphs between runs "
+                    "(torch.compile cache, the framework's compile cache), capture fewer CUDA-graph sizes, or skip "
+                    "the warm-up where the framework allows"),
+    "wait": ("waiting (sleeps, locks, network)", "the process tree was idle: read the lines around the step for what "
+             "it waited on (a download, a peer, a lock, a health check)"),
+}
+STEP_SHARE_LISTED = 0.15
+
+
+def _disk_high(f: _Facts, read: Optional[float]) -> bool:
+    return read is not None and read >= (DISK_SHARE_OF_MODEL * f.model_mib if f.model_mib else DISK_READ_HIGH_MIB)
+
+
+def _load_steps_finding(f: _Facts, quote: str, contradiction: str) -> Optional[Finding]:
+    """The load finding from the measured kinds of its steps; None when the largest step's kind is unknown."""
+    load_s = f.phases["load_s"]
+    steps = sorted(f.load_steps, key=lambda s: -(s["dur_s"] or 0))
+    if not steps or not load_s or steps[0]["kind"] not in STEP_NEXT:
+        return None
+    top = steps[0]
+    what, next_step = STEP_NEXT[top["kind"]]
+    listed = [s for s in steps[1:] if (s["dur_s"] or 0) >= STEP_SHARE_LISTED * load_s]
+    others = "".join(f"; then '{s['name']}' {_s(s['dur_s'])}: {s['kind']}" for s in listed)
+    statement = (f"{quote}; its largest step '{top['name']}' {_s(top['dur_s'])} ({top['dur_s'] / load_s:.0%} of "
+                 f"load) is {top['kind']}: {top['evidence']}{others}{contradiction}")
+    if top["kind"] == "wait" and top.get("ended_by"):
+        statement += f" (the step ended at the line \"{top['ended_by']['text']}\")"
+    return Finding(f"load_step_{top['kind'].replace('-', '_')}", f"load: {what}", statement, next_step)
+
+
 def _load(f: _Facts, quote: str) -> Finding:
     read = _res(f, "load", "disk_read_mib")
+    contradiction = ""
+    if f.label == "warm" and _disk_high(f, read):
+        # measured reads outrank the pre-run label: the program evicted, bypassed or re-read its files
+        contradiction = (f"; the model files were in the page cache before the run (warm), yet {read:.0f} MiB were "
+                         "read from disk during load: the measured reads outrank that label (the program evicted "
+                         "or bypassed the page cache, or read other files)")
+    by_steps = _load_steps_finding(f, quote, contradiction)
+    if by_steps is not None:
+        return by_steps
+    if contradiction:
+        return Finding("load_disk", "disk (reads measured during load)", quote + contradiction,
+                       "find what reads the disk during load: O_DIRECT or --no-mmap loaders, files evicted by the "
+                       "program itself, or files other than the model; keep them in the page cache")
     if f.label == "warm":
         return Finding("load_warm_slow", "deserialization / format conversion",
                        f"{quote}, although the model files were in the page cache (warm): the disk is not the limit",

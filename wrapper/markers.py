@@ -116,12 +116,15 @@ class TokenRule:
     ``first_token``: a regex that marks the first token instead of the echo-aware default.
     ``end``: a regex on the token stream after which nothing counts as a token (mlx_lm's closing
     separator, llama.cpp's ``[end of text]``).
+    ``log_line``: with stdout and stderr merged, text whose every line fully matches it is the framework's
+    log, skipped while looking for the echo and the first token.
     """
 
     stream: str = OUT
     prompts: tuple[str, ...] = ()
     first_token: Optional[MarkerSpec] = None
     end: Optional[re.Pattern] = None
+    log_line: Optional[re.Pattern] = None
     think_tags: tuple = THINK_TAGS
 
 
@@ -206,7 +209,12 @@ class PhaseTracker:
             if self._restart_on_ready:
                 self._restart_tokens()
             if stream == self._tokens.stream:
-                ready_end = max(0, match.end() - new_from)
+                end = match.end()
+                if self._tokens.log_line is not None:
+                    # merged streams: the rest of the ready line is log too
+                    newline = window.find("\n", end)
+                    end = len(window) if newline < 0 else newline + 1
+                ready_end = max(0, end - new_from)
             else:
                 self._replay_before_ready(chunk.t_ns)
         self._pending = [spec for spec in still if spec.name not in self.found]
@@ -246,6 +254,9 @@ class PhaseTracker:
             self._before_ready.append((chunk.t_ns, text))
             return
         visible = _ANSI.sub("", text)
+        log_line = self._tokens.log_line
+        if log_line is not None and all(log_line.fullmatch(line) for line in visible.split("\n")):
+            return
         rule = self._tokens.first_token
         if rule is not None:
             window = self._token_tail + visible

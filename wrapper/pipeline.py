@@ -22,6 +22,7 @@ from typing import Callable, Optional, Sequence
 from . import profiles as _profiles
 from .events import Chunk, Marker, RunEnd, RunStart, RunWarning
 from .gaps import GapStamps
+from .loadsteps import LoadWatcher, load_steps
 from .reasoning import Boundary
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build
@@ -131,20 +132,28 @@ class Consumer:
     """The per-chunk consumer: tracker, framework figure lines, capture, boundary notifications.
 
     ``feeder`` (a ``reported.LineFeeder``) may be None when the framework's figures are parsed from the whole
-    log instead; ``capture`` (a ``capture.CaptureWriter``) is None unless the run is being captured.
+    log instead; ``capture`` (a ``capture.CaptureWriter``) is None unless the run is being captured; ``watcher``
+    (a ``loadsteps.LoadWatcher``, see ``watcher_for``) keeps the load window for ``finish``.
     """
 
     def __init__(self, tracker: PhaseTracker, feeder=None, capture=None,
-                 on_boundary: Optional[Callable[[str], None]] = None) -> None:
+                 on_boundary: Optional[Callable[[str], None]] = None, watcher: Optional[LoadWatcher] = None) -> None:
         self.tracker = tracker
         self.feeder = feeder
         self.capture = capture
         self._on_boundary = on_boundary
         self._seen = 0
+        self.watcher = watcher  # keeps the load window's chunks for the load steps, until ready
+        self._watching = watcher
 
     def __call__(self, chunk: Chunk) -> None:
         tracker = self.tracker
         tracker.feed(chunk)
+        if self._watching is not None:
+            self._watching.feed(chunk)
+            if "ready" in tracker.found:
+                self._watching.stop()
+                self._watching = None
         if self.capture is not None:
             self.capture.chunk(chunk)
         if self.feeder is not None:
@@ -244,9 +253,23 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
     )
 
 
-def finish(facts: RunFacts, samples: Sequence = (), infos: Sequence = ()) -> dict:
-    """Resources split by phase (when any sampler ran or was asked for), then the record."""
+def watcher_for(prep: Prepared, on_line: Callable[[], None] = lambda: None) -> Optional[LoadWatcher]:
+    """A watcher of the load window when there is a ready marker to end it (``on_line``: tell the samplers)."""
+    return LoadWatcher(on_line) if prep.ready is not None else None
+
+
+def finish(facts: RunFacts, samples: Sequence = (), infos: Sequence = (),
+           watcher: Optional[LoadWatcher] = None) -> dict:
+    """Resources split by phase (when any sampler ran or was asked for), the load steps, then the record."""
     from .aggregate import aggregate
 
-    facts.resources = aggregate(list(samples), phase_windows(facts.markers, facts.t0_ns, facts.end_ns), list(infos))
+    samples, infos = list(samples), list(infos)
+    facts.resources = aggregate(samples, phase_windows(facts.markers, facts.t0_ns, facts.end_ns), infos)
+    if watcher is None:
+        facts.load_steps_reason = "no ready marker: the load window has no end"
+    else:
+        profile = _profiles.PROFILES.get(facts.profile or "")
+        facts.load_steps, facts.load_steps_reason = load_steps(
+            watcher.chunks, facts.markers, facts.t0_ns, profile.load_steps if profile else (), samples, infos,
+            watcher.truncated_ns)
     return build(facts)

@@ -30,6 +30,11 @@ class Profile:
     definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
     server / default_port / host_env / discover_model: for --request: where the server listens unless the
         command line says (--port/--host), and whether the model name must be asked from /v1/models.
+    log_line: regex a whole line of the framework's own log matches; with stdout and stderr merged (an
+        asciinema recording, a timed log) text made only of such lines is neither the prompt's echo nor a token.
+    load_steps: the load window's steps in the framework's order, as (step name, regex of the log line that
+        ENDS that step); regex None = the step ended by ready. Written from real logs (tests/fixtures/logs,
+        the H200 recordings); an entry fires at its first matching line after the entries before it.
     """
 
     name: str
@@ -54,16 +59,77 @@ class Profile:
     default_port: Optional[int] = None
     host_env: Optional[str] = None
     discover_model: bool = False
+    log_line: Optional[str] = None
+    load_steps: tuple[tuple[str, Optional[str]], ...] = ()
 
+
+# Load steps, from the frameworks' real logs. llama.cpp at its default verbosity prints only "backend init",
+# "load the model …" and, once the model, its context and the warm-up run are done, "threadpool init"; with -v
+# (or older builds) the tensor, context and warm-up lines split "model load" further.
+LLAMA_STEPS = (
+    ("start-up", r"llama backend init|main: build = |\bbuild: \d+"),
+    ("backend init", r"load the model and apply lora|llama_model_loader: loaded meta data"),
+    ("model metadata", r"load_tensors: loading model tensors|llm_load_tensors:"),
+    ("model load", r"llama_context: constructing|llama_new_context_with_model:|llama_init_from_model:|threadpool init"),
+    ("context + KV cache", r"warming up the model|threadpool init"),
+    ("warm-up", r"threadpool init"),
+    ("sampler setup", None),
+)
+LLAMA_SERVER_STEPS = (
+    ("start-up", r"llama_server: initializing|\bbuild: \d+|system info:"),
+    ("backend init", r"load_model: loading model|llama_model_loader: loaded meta data"),
+    ("model load", r"llama_context: constructing|llama_init_from_model:|threadpool init"),
+    ("context + warm-up", r"load_model: initializing|initializing slots|model loaded"),
+    ("server start", None),
+)
+VLLM_STEPS = (
+    ("imports + config", r"Starting to load model|Loading model from scratch|Loading model weights"),
+    ("weights", r"Loading weights took|Model loading took|Loading model weights took"),
+    ("model init", r"Model loading took"),
+    ("torch.compile", r"torch\.compile takes|Compiling a graph for"),
+    ("KV cache", r"GPU KV cache size|# GPU blocks|KV cache"),
+    ("CUDA graphs", r"Graph capturing finished"),
+    ("engine init", r"init engine .*took"),
+    ("API server start", None),
+)
+SGLANG_STEPS = (
+    ("start-up", r"Init torch distributed begin|server_args="),
+    ("torch distributed", r"Init torch distributed ends"),
+    ("pre-load", r"Load weight begin"),
+    ("weights", r"Load weight end"),
+    ("KV cache", r"KV Cache is allocated|Memory pool end"),
+    ("CUDA graphs", r"Capture cuda graph end"),
+    ("server start", None),
+)
+OLLAMA_STEPS = (
+    ("server start", r"Listening on "),
+    ("runner start", r"starting llama server|starting runner|loaded runners"),
+    ("model load", r"llama runner started in|runner started"),
+    ("until ready", None),
+)
+TRANSFORMERS_STEPS = (
+    ("imports", r"\S"),  # the first output line of any kind
+    ("setup", r"(?:Loading checkpoint shards|Loading weights)\s*:\s*0%"),  # the weight bar's first update
+    ("weights", None),  # the bar from its first update to its last (ready)
+)
+MLX_STEPS = (
+    ("download check", r"Fetching \d+ files"),
+    ("model load", None),
+)
 
 LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
 LLAMA_FILE_FLAGS = ("-f", "--file")
+# llama.cpp's log lines: a `--log-timestamps` prefix, a `function: ` (or `two words: `) head, a tab-indented
+# continuation (sampler params), or nothing.
+LLAMA_LOG_LINE = (r"(?:\d+\.\d\d\.\d{3}\.\d{3} [IWEDT] .*|[ \t]*[A-Za-z_][\w.-]*(?: [\w.-]+)?:(?: .*)?|\t.*|\s*)")
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile(
             name="llama.cpp",
+            log_line=LLAMA_LOG_LINE,
+            load_steps=LLAMA_STEPS,
             framework="llama.cpp",
             summary="llama-completion / main: ready when the prompt echo starts on stdout (printed just before "
             "prompt processing), or at the `generate: n_ctx = …` log line (stderr) if that is read first; first "
@@ -87,6 +153,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-cli",
+            log_line=LLAMA_LOG_LINE,
             framework="llama.cpp",
             summary="llama-cli --simple-io: ready at the `> ` input prompt on stdout (after the banner), first "
             "token = the first bytes after the echoed -p prompt, tokens end at the `[ Prompt: … ]` stats line",
@@ -108,6 +175,8 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="llama-server",
+            log_line=LLAMA_LOG_LINE,
+            load_steps=LLAMA_SERVER_STEPS,
             framework="llama-server",
             summary="llama-server: ready when it logs `listening on` / `server is listening`; tokens come from "
             "the HTTP stream of --request",
@@ -124,6 +193,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="ollama",
+            load_steps=OLLAMA_STEPS,
             framework="ollama",
             summary="ollama: `serve` is ready at `Listening on`; `ollama run` prints no load marker (its "
             "--verbose load duration lands in reported.load_ms); first token = first stdout bytes",
@@ -141,6 +211,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="vllm",
+            load_steps=VLLM_STEPS,
             framework="vllm",
             summary="vLLM server: ready at `Application startup complete` / `Uvicorn running on`; tokens from --request",
             executables=(r"vllm",),
@@ -154,6 +225,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="sglang",
+            load_steps=SGLANG_STEPS,
             framework="sglang",
             summary="SGLang server: ready at `The server is fired up and ready to roll!`; tokens from --request",
             arg_patterns=(r"^sglang\.launch_server$",),
@@ -165,6 +237,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="mlx_lm",
+            load_steps=MLX_STEPS,
             framework="mlx_lm",
             summary="mlx_lm.generate: ready at the first `==========` separator (stdout), tokens until the second",
             executables=(r"mlx_lm\.generate", r"mlx_lm"),
@@ -176,6 +249,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             name="transformers",
+            load_steps=TRANSFORMERS_STEPS,
             framework="transformers",
             summary="a transformers script using generate() with a streamer: ready when the weight-loading "
             "progress bar reaches 100% (stderr), first token = first stdout bytes after it",

@@ -55,6 +55,8 @@ class RunFacts:
     source: Optional[dict] = None  # a re-analysis: {"file", "kind"} of the input
     carried: dict = field(default_factory=dict)  # keys the caller adds as they are (cache, env, warmup, repeat)
     gap_stamps: Optional[GapStamps] = None  # the token-stream reads' stamps, for the decode gaps
+    load_steps: Optional[list] = None  # the load window cut into steps (loadsteps.py)
+    load_steps_reason: Optional[str] = None  # why load_steps is None
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
 
 
@@ -270,6 +272,16 @@ def _reported(f: RunFacts, rec: dict) -> dict:
     return {"reported": f.reported, "reported_vs_measured": measured, "resources": f.resources}
 
 
+def _load_steps(f: RunFacts, rec: dict) -> dict:
+    """The load window's steps, each with the resource that bound it; null with a reason in ``missing``."""
+    if f.load_steps is not None:
+        return {"load_steps": f.load_steps}
+    if f.phases_source == "reported":  # a log without times: phases_source already says why
+        return {"load_steps": None}
+    reason = f.load_steps_reason or "the load window was not watched"
+    return {"load_steps": None, "missing": rec["missing"] + [{"field": "load_steps", "reason": reason}]}
+
+
 def _energy_per_token(f: RunFacts, rec: dict) -> dict:
     """Energy per output token, tokens per joule and prefill energy per input token, beside the phases' energy."""
     resources = rec.get("resources")
@@ -294,7 +306,7 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
 SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
-                   _carried)
+                   _load_steps, _carried)
 
 
 def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:

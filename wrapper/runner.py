@@ -16,7 +16,7 @@ from .events import RunEnd, RunStart, RunWarning
 from .launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from .markers import PhaseTracker
 from .pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
-                       phase_windows, prepare, request_for, tracker_for)
+                       phase_windows, prepare, request_for, tracker_for, watcher_for)
 from .record import iso_utc
 from .line_feeder import LineFeeder
 
@@ -81,7 +81,11 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s,
                          kill_grace_s=cfg.kill_grace_s, drain_s=cfg.drain_s, env=cfg.env,
                          out_fd=out_fd, err_fd=err_fd)
-    pipeline = Consumer(tracker, feeder, capture, on_boundary)
+    def on_line() -> None:  # a line ended during load: the samplers read their counters now, on their threads
+        for sampler in samplers:
+            sampler.notify("line")
+
+    pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
     try:
         result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, signals=signals,
                         clock=clock)
@@ -119,7 +123,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     for text in (capture_warning, capture.failure if capture is not None else None):
         if text:
             facts.warnings.append(RunWarning("capture", text))
-    record = finish(facts, samples, infos)
+    record = finish(facts, samples, infos, pipeline.watcher)
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()

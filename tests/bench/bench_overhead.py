@@ -3,6 +3,7 @@
 
     python tests/bench/bench_overhead.py            # everything, ~5 minutes on 2 cores
     python tests/bench/bench_overhead.py --quick    # fewer rounds
+    python tests/bench/bench_overhead.py --startup  # only the start-up rows (seconds)
 
 Rows:
 - timestamp delay: a child writes its own CLOCK_MONOTONIC stamp every 5 ms (no newline); the delay is
@@ -13,7 +14,8 @@ Rows:
   as the kernel allows, so start-up costs dominate).
 - CPU: phasewrap's own CPU per second of child run time, samplers on/off: the slope between a 4 s and a
   16 s child (medians of 3; the child's own CPU subtracted), and the fixed start-up CPU separately.
-- start-up: `phasewrap run -- true` vs `true`, median wall.
+- start-up: `phasewrap run -- true` vs `true`, median wall; and vs `python3 -c pass` (the interpreter's own
+  start-up), median of 7 alternated rounds, wall and CPU (user + sys: less sensitive to a loaded machine).
 - analyze: MB/s reading a large llama.cpp-style log (when `phasewrap analyze` exists).
 - the manual method on the same workload: `ts '%.s'` on the merged stream with `pidstat` beside the child —
   how many distinct times the 40 tokens get, and the tools' own CPU.
@@ -175,6 +177,35 @@ def startup(rounds: int) -> tuple[float, float]:
     return statistics.median(bare), statistics.median(wrapped)
 
 
+def startup_vs_python(rounds: int = 7) -> dict:
+    """Median (wall s, CPU s) of `python3 -c pass` and of `phasewrap run -- true` (samplers at their
+    defaults), alternated so both see the same load."""
+    variants = {"python": [sys.executable, "-c", "pass"], "phasewrap": PW + ["run", "--format", "none", "--", "true"]}
+    got = {name: ([], []) for name in variants}
+    for _ in range(rounds):
+        for name, cmd in variants.items():
+            cpu, elapsed = cpu_seconds(cmd)
+            got[name][0].append(elapsed)
+            got[name][1].append(cpu)
+    return {name: (statistics.median(w), statistics.median(c)) for name, (w, c) in got.items()}
+
+
+def startup_rows() -> list:
+    got = startup_vs_python()
+    (py_wall, py_cpu), (pw_wall, pw_cpu) = got["python"], got["phasewrap"]
+    return [["start-up: run -- true vs python3 -c pass, median of 7 (wall)",
+             f"{pw_wall:.3f} s vs {py_wall:.3f} s (+{pw_wall - py_wall:.3f} s)", "<= +0.10 s"],
+            ["start-up: run -- true vs python3 -c pass, median of 7 (CPU)",
+             f"{pw_cpu:.3f} s vs {py_cpu:.3f} s (+{pw_cpu - py_cpu:.3f} s)", ""]]
+
+
+def print_table(rows: list) -> None:
+    from tabulate import tabulate
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+          f"{os.getloadavg()[0]:.2f} at the end")
+    print(tabulate(rows, headers=["what", "measured", "target"], tablefmt="github"))
+
+
 def analyze_rate() -> float | None:
     """MB/s of `phasewrap analyze` on ~100 MB of real llama.cpp log lines, or None when analyze is absent."""
     help_text = subprocess.run(PW + ["--help"], capture_output=True, text=True).stdout
@@ -197,11 +228,15 @@ def analyze_rate() -> float | None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--startup", action="store_true", help="only the start-up rows")
     a = ap.parse_args()
     # An installed phasewrap has its bytecode compiled (pip does it); a clone run with
     # PYTHONDONTWRITEBYTECODE=1 would recompile every module at each start and measure that instead.
     subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "wrapper")], check=True,
                    stdout=subprocess.DEVNULL)
+    if a.startup:
+        print_table(startup_rows())
+        return 0
     rounds = 3 if a.quick else 5
     n_stamps = 400 if a.quick else 1000
     rows = []
@@ -228,6 +263,7 @@ def main() -> int:
     bare, wrapped = startup(rounds * 2)
     rows.append(["start-up: run -- true vs true", f"{wrapped:.3f} s vs {bare:.3f} s (+{wrapped - bare:.3f} s)",
                  "<= 0.3 s"])
+    rows += startup_rows()
     rate = analyze_rate()
     rows.append(["analyze throughput", "n/a (no analyze subcommand)" if rate is None else f"{rate:.1f} MB/s",
                  ">= 20 MB/s"])
@@ -239,10 +275,7 @@ def main() -> int:
                      f"ts: {manual['ts_token_stamps']} stamp(s) · phasewrap: {manual['pw_token_stamps']}", ""])
         rows.append(["own CPU beside a 3.3 s run", f"ts + pidstat: {manual['manual_cpu_s']:.3f} s · "
                      f"phasewrap (samplers on, capture): {manual['pw_cpu_s']:.3f} s", ""])
-    from tabulate import tabulate
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
-          f"{os.getloadavg()[0]:.2f} at the end")
-    print(tabulate(rows, headers=["what", "measured", "target"], tablefmt="github"))
+    print_table(rows)
     return 0
 
 

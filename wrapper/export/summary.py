@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import energy, gaps
+from .. import energy, gaps, loadsteps
 from ..record import dominant_phase
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -69,6 +69,9 @@ def render(record: dict) -> str:
     for name, key in PHASE_ROWS:
         if phases.get(key) is None:
             lines.append(f"* {name}: {_reason(record, key) or 'not measured'}")
+    steps_line = loadsteps.summary_line(record)
+    if steps_line:
+        lines.append(steps_line)
     tokens = record.get("tokens") or {}
     if tokens.get("output") is not None:
         rate = record.get("ms_per_token")

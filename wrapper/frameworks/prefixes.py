@@ -18,7 +18,8 @@ Recognised, outermost first as they usually stack:
   * llama.cpp ``--log-timestamps`` ``0.00.052.757 I `` (minutes.seconds.milliseconds.microseconds, level letter)
   * ``[pid] `` (llama-server under some launchers)
   * vLLM process tags ``(EngineCore_0 pid=3933741) ``, ``(EngineCore_DP0 pid=…) ``, ``(VllmWorker TP0 pid=…) ``,
-    ``(VllmWorker rank=4 pid=…) ``, ``(APIServer pid=…) ``
+    ``(VllmWorker rank=4 pid=…) ``, ``(Worker_TP0 pid=…) ``, ``(APIServer pid=…) ``, Ray Serve's
+    ``(ServeReplica:app:LLMServer:model pid=…) `` stacked before them
 
 Framework log formats that carry meaning (vLLM's ``INFO 07-17 23:41:16 [file.py:N]``, glog ``I0410 …``,
 ``[TensorRT-LLM][INFO]``) are left in place for the parsers.
@@ -61,7 +62,7 @@ _LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?
 _EPOCH = r"(?P<epoch>(?P<es>\d{10})(?:\.(?P<ef>\d+))?\ )"
 _ELAPSED = r"(?P<elapsed>(?P<rh>\d\d):(?P<rm>\d\d):(?P<rs>\d\d)(?:\.(?P<rf>\d+))?\ )"
 _PID = r"(?P<pid>\[\d+\]\ )"
-_VLLM = r"(?P<vllm>\s*\([A-Za-z_]\w*(?:\ \w+(?:=\w+)?)*\ pid=\d+\)\ ?)"
+_VLLM = r"(?P<vllm>\s*\([A-Za-z_][\w:.-]*(?:\ \w+(?:=\w+)?)*\ pid=\d+\)\ ?)"
 
 # Which prefixes can start with which character: one small regex per class of first character instead of one
 # big alternation tried on every line (most lines start with a letter and can only be compose/syslog/time=).

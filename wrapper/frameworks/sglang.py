@@ -4,7 +4,9 @@ One dict for the server's life (SGLang prints no per-request timings). ``extra``
 ``avail_mem_before_weights_gb`` (``Load weight begin. avail mem=44.00 GB``), ``weights_mem_gb`` and ``avail_mem_after_weights_gb`` (``Load weight end. … avail mem=28.91 GB, mem usage=15.09
 GB``), ``weights_progress_elapsed_ms`` (the finished ``Loading safetensors checkpoint shards`` bar, whole seconds),
 ``kv_cache_tokens``, ``kv_k_gb``, ``kv_v_gb`` (``KV Cache is allocated. #tokens: …, K size: …, V size: …``),
-``avail_mem_after_kv_pool_gb`` (``Memory pool end. avail mem=5.51 GB``), ``cuda_graph_ms``/``cuda_graph_mem_gb`` (``Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB``),
+``avail_mem_after_kv_pool_gb`` (``Memory pool end. avail mem=5.51 GB``), ``cuda_graph_ms``/``cuda_graph_mem_gb``/
+``avail_mem_after_cuda_graph_gb`` (the first rank's ``Capture cuda graph end. …``), ``max_total_num_tokens``,
+``max_running_requests``, ``context_len``, ``available_gpu_mem_gb`` (``max_total_num_tokens=2261377, …``), (``Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB``),
 ``prefill`` (``batches``, ``new_seqs``, ``new_tokens``, ``cached_tokens`` summed over ``Prefill batch.`` /
 ``Prefill batch,`` lines; ``last_input_tps``/``max_input_tps`` where the line prints ``input throughput
 (token/s)``) and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen
@@ -24,7 +26,11 @@ _WEIGHTS = re.compile(r"Load weight end\..*?avail mem=([\d.]+) GB, mem usage=([\
 _WEIGHTS_BEGIN = re.compile(r"Load weight begin\. avail mem=([\d.]+) GB")
 _POOL_END = re.compile(r"Memory pool end\. avail mem=([\d.]+) GB")
 _KV = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
-_GRAPH = re.compile(r"Capture cuda graph end\. Time elapsed: ([\d.]+) s\. mem usage=([\d.]+) GB")
+_GRAPH = re.compile(r"Capture cuda graph end\. Time elapsed: ([\d.]+) s\. mem usage=([\d.]+) GB"
+                    r"(?:\. avail mem=([\d.]+) GB)?")
+# Printed once the scheduler is set up; chunked_prefill_size/max_prefill_tokens there are settings, not read.
+_CAPACITY = re.compile(r"max_total_num_tokens=(\d+).*?max_running_requests=(\d+).*?context_len=(\d+)"
+                       r"(?:.*?available_gpu_mem=([\d.]+) GB)?")
 # "Prefill batch." until 2025, "Prefill batch," since; the throughput field moved to the end of the line in 2026.
 _PREFILL = re.compile(r"Prefill batch[.,] #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+)")
 _INPUT_TPS = re.compile(r"input throughput \(token/s\): ([\d.]+)")
@@ -34,7 +40,8 @@ _EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Captur
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated", "Capture cuda graph end", "Prefill batch", "Decode batch",
+    KEYS = ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated", "Capture cuda graph end",
+            "Prefill batch", "Decode batch", "max_total_num_tokens=",
             "checkpoint shards")
     EVIDENCE_KEYS = _EVIDENCE
 
@@ -71,6 +78,14 @@ class Parser(FamilyParser):
         elif (m := _GRAPH.search(text)) is not None:
             extra.setdefault("cuda_graph_ms", seconds_to_ms(m[1]))
             extra.setdefault("cuda_graph_mem_gb", float(m[2]))
+            if m[3] is not None:
+                extra.setdefault("avail_mem_after_cuda_graph_gb", float(m[3]))
+        elif (m := _CAPACITY.search(text)) is not None:
+            extra.setdefault("max_total_num_tokens", int(m[1]))
+            extra.setdefault("max_running_requests", int(m[2]))
+            extra.setdefault("context_len", int(m[3]))
+            if m[4] is not None:
+                extra.setdefault("available_gpu_mem_gb", float(m[4]))
         elif "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
             extra["weights_progress_elapsed_ms"] = ms
             hit = False

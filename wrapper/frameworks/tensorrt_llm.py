@@ -14,6 +14,13 @@ are one dict each: ``total_ms`` (``latency(ms)``, the batch's end-to-end latency
 (``generation_tokens_per_second``) and ``extra``: ``batch_size``, ``input_length``, ``output_length``,
 ``tokens_per_sec`` (generated tokens over the whole latency), ``percentile95_ms``, ``percentile99_ms``,
 ``build_ms`` (``build_time(s)``), ``gpu_peak_mem_gb``.
+
+``trtllm-bench``'s report (``Label (unit):   value`` lines) -> ``extra``: ``requests``, ``concurrent_requests``,
+``avg_input_tokens``, ``avg_output_tokens``, ``request_throughput_rps``, ``output_tps``, ``total_tps``,
+``total_latency_ms``, ``avg_request_latency_ms``, ``per_user_output_tps``, ``per_gpu_output_tps``, ``avg_ttft_ms``,
+``avg_tpot_ms`` and ``latency_p50_ms`` … ``latency_min_ms``/``latency_max_ms``/``latency_avg_ms`` from the
+``[Latency] P50    : …`` breakdown; ``version`` from ``TensorRT-LLM Version: 1.1.0rc1``. TP/PP/EP sizes, batch
+and token limits and the KV memory percentage are settings and are not read.
 """
 from __future__ import annotations
 
@@ -36,8 +43,28 @@ _RULES = (
       ("kv_secondary_blocks", int))),
     (re.compile(r"Loaded engine size: (\d+) MiB"), (("engine_mib", int),)),
 )
-_VERSION = re.compile(r"TensorRT-LLM version: (\S+)")
-_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "[BENCHMARK] model_name")
+_VERSION = re.compile(r"TensorRT[- ]LLM [Vv]ersion: (\S+)")
+_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "TensorRT LLM", "[BENCHMARK] model_name",
+             "Request Throughput (req/sec)", "Per GPU Output Throughput")
+# trtllm-bench's report: "Label:   value" lines (the unit in the label). label -> extra key
+_BENCH_REPORT = {
+    "Number of requests": "requests",
+    "Number of concurrent requests": "concurrent_requests",
+    "Average Input Length (tokens)": "avg_input_tokens",
+    "Average Output Length (tokens)": "avg_output_tokens",
+    "Request Throughput (req/sec)": "request_throughput_rps",
+    "Total Output Throughput (tokens/sec)": "output_tps",
+    "Total Token Throughput (tokens/sec)": "total_tps",
+    "Total Latency (ms)": "total_latency_ms",
+    "Average request latency (ms)": "avg_request_latency_ms",
+    "Per User Output Throughput [w/ ctx] (tps/user)": "per_user_output_tps",
+    "Per GPU Output Throughput (tps/gpu)": "per_gpu_output_tps",
+    "Average time-to-first-token [TTFT] (ms)": "avg_ttft_ms",
+    "Average time-per-output-token [TPOT] (ms)": "avg_tpot_ms",
+}
+_REPORT_LINE = re.compile(r"([A-Z][\w .,/\[\]()+-]*?):\s+([-+\d.Ee]+)\s*$")
+_LATENCY_LINE = re.compile(r"\[Latency\] (P\d+|MINIMUM|MAXIMUM|AVERAGE)\s*: ([\d.]+)")
+_LATENCY_KEYS = {"MINIMUM": "min", "MAXIMUM": "max", "AVERAGE": "avg"}
 
 
 def _whole(text: str) -> int | None:
@@ -65,10 +92,23 @@ _BENCH_FIELDS = {
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version", "[BENCHMARK]")
+    KEYS = ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version", "[BENCHMARK]", "LLM Version",
+            "Number of requests", "Number of concurrent", "Length (tokens)", "Throughput (", "Latency (ms)",
+            "request latency", "[Latency]", "[TTFT]", "[TPOT]", "(tps/user)")
     EVIDENCE_KEYS = _EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
+        m = _REPORT_LINE.match(text)
+        if m is not None and m[1] in _BENCH_REPORT:
+            key = _BENCH_REPORT[m[1]]
+            self.runs.fill_extra(key, _whole(m[2]) if key == "requests" else number(m[2]))
+            self.evidence += 1
+            return
+        m = _LATENCY_LINE.search(text)
+        if m is not None:
+            self.runs.fill_extra(f"latency_{_LATENCY_KEYS.get(m[1], m[1].lower())}_ms", number(m[2]))
+            self.evidence += 1
+            return
         start = text.find("[BENCHMARK] ")
         if start >= 0:
             self._benchmark(text[start + len("[BENCHMARK] "):])

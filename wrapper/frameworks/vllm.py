@@ -8,13 +8,21 @@ lines; the first printed value is kept and ``extra["workers_reporting"]`` counts
 early V1 ``Loading model weights took 6.1138 GB``), ``gpu_blocks``/``cpu_blocks`` (``# GPU blocks: …``, early V1
 without CPU blocks; ``num_gpu_blocks is: …``), ``memory_profiling_ms``, ``dynamo_transform_ms`` (``Dynamo bytecode
 transform time: 12.88 s``), ``graph_compile_ms`` (``Compiling a graph for general|dynamic shape takes …``),
+``compile_cache_load_ms`` (``Directly load the compiled graph(s) for shape None from the cache, took 4.673 s``),
+the memory profile (Dec 2024 table or the 2025 two lines): ``memory_profiling_ms``, ``total_gpu_memory_gib``,
+``gpu_memory_utilization``, ``usable_memory_gib``, ``model_weights_gib``, ``non_torch_memory_gib``,
+``activation_peak_gib``, ``kv_cache_gib`` (also ``available_kv_cache_memory``/``reserved for KV Cache``),
+``weights_progress_elapsed_ms`` (the finished ``Loading safetensors checkpoint shards`` bar, whole seconds),
 ``kv_cache_tokens`` (``GPU KV
 cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``), ``max_concurrency``,
 ``graph_capture_ms``/``graph_capture_gib`` (``Graph capturing finished in 2 secs, took 0.11 GiB``),
 ``cuda_graph_pool_gib``/``cuda_graph_pool_estimated_gib`` (``CUDA graph pool memory: 0.11 GiB (actual), 0.14 GiB
 (estimated)``),
 ``init_engine_ms``/``compilation_ms`` (``init engine (…) took 13.70 s (compilation: 7.28 s)``),
-``torch_compile_ms``; ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
+``torch_compile_ms`` (``torch.compile takes|took … s in total``), ``warmup_ms`` (2026 ``Initial profiling/warmup
+run took 56.94 s``), ``compile_and_warmup_ms`` (2026 ``torch.compile and initial profiling/warmup run together took
+19.48 s in total``), ``cuda_graph_estimated_gib`` (``Estimated CUDA graph memory: 0.13 GiB total``);
+``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
 lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
 ``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
@@ -28,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from .base import FamilyParser
+from .base import FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -37,18 +45,39 @@ NAME = "vllm"
 _MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
 _WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
-_BLOCKS = re.compile(r"# GPU blocks: (\d+)(?:, # CPU blocks: (\d+))?")
+_BLOCKS = re.compile(r"# (?:GPU|CUDA) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _NUM_GPU_BLOCKS = re.compile(r"num_gpu_blocks is: (\d+)")
 _DYNAMO = re.compile(r"Dynamo bytecode transform time: ([\d.]+) s")
-_GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general|dynamic) shape takes ([\d.]+) s")
-_MEMORY_PROFILING = re.compile(r"Memory profiling took ([\d.]+) seconds")
+_GRAPH_COMPILE = re.compile(r"Compiling a graph for (?:general shape|dynamic shape|compile range \([^)]*\)) takes "
+                            r"([\d.]+) s")
+_MEMORY_PROFILING = re.compile(r"Memory profiling (?:took|takes) ([\d.]+) seconds")
+_CACHED_GRAPH = re.compile(r"Directly load the compiled graph\(s\) for .*? from the cache, took ([\d.]+) s")
+# The memory profile: a table of its own lines in Dec 2024 (``worker.py:243] model weights take   14.96GiB``), two
+# lines since 2025 (``… can use total_gpu_memory (23.58GiB) x gpu_memory_utilization (0.99) = 23.35GiB`` and
+# ``model weights take 21.21GiB; non_torch_memory takes 0.20GiB; …``). (extra key, regex, converter)
+_MEMORY_FIELDS = (
+    ("total_gpu_memory_gib", re.compile(r"total_gpu_memory\s+\(?([\d.]+)\s*GiB"), float),
+    ("gpu_memory_utilization", re.compile(r"gpu_memory_utilization\s+\(?([\d.]+)"), float),
+    ("usable_memory_gib", re.compile(r"vLLM instance can use\s+(?:total_gpu_memory.*?=\s*)?([\d.]+)\s*GiB"), float),
+    ("model_weights_gib", re.compile(r"model weights take\s+([\d.]+)\s*GiB"), float),
+    ("non_torch_memory_gib", re.compile(r"non_torch_memory(?: takes)?\s+([\d.]+)\s*GiB"), float),
+    ("activation_peak_gib", re.compile(r"activation peak memory(?: takes)?\s+([\d.]+)\s*GiB"), float),
+    ("kv_cache_gib", re.compile(r"(?:available_kv_cache_memory|reserved for KV Cache is)\s+([\d.]+)\s*GiB"), float),
+    ("memory_profiling_ms", re.compile(r"\] duration\s+([\d.]+) seconds"), seconds_to_ms),
+)
+_MEMORY_GATES = ("total_gpu_memory", "gpu_memory_utilization", "instance can use", "model weights take",
+                 "non_torch_memory", "activation peak memory", "available_kv_cache_memory", "] duration")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
 _KV_GIB = re.compile(r"Available KV cache memory: ([\d.]+) GiB")
 _CONCURRENCY = re.compile(r"Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x")
 _GRAPH = re.compile(r"Graph capturing finished in ([\d.]+) secs?(?:, took ([\d.]+) GiB)?")
 _INIT_ENGINE = re.compile(r"init engine \(.*?\) took ([\d.]+) s(?:econds)?(?: \(compilation: ([\d.]+) s\))?")
 _GRAPH_POOL = re.compile(r"CUDA graph pool memory: ([\d.]+) GiB \(actual\), ([\d.]+) GiB \(estimated\)")
-_TORCH_COMPILE = re.compile(r"torch\.compile takes ([\d.]+) s in total")
+_TORCH_COMPILE = re.compile(r"torch\.compile (?:takes|took) ([\d.]+) s in total")
+# 2026: one figure for both, or the warm-up run on its own line.
+_COMPILE_AND_WARMUP = re.compile(r"torch\.compile and initial profiling/warmup run together took ([\d.]+) s")
+_WARMUP = re.compile(r"Initial profiling/warmup run took ([\d.]+) s")
+_GRAPH_ESTIMATE = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
                            r"|(Prefix|MM) cache hit rate: ([\d.]+)%")
@@ -68,17 +97,22 @@ _RULES = (
     ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
     ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
     ("# GPU blocks", _BLOCKS, "_blocks"),
+    ("# CUDA blocks", _BLOCKS, "_blocks"),
+    ("from the cache, took", _CACHED_GRAPH, "_cached_graph"),
     ("num_gpu_blocks is", _NUM_GPU_BLOCKS, "_num_gpu_blocks"),
     ("Dynamo bytecode transform", _DYNAMO, "_dynamo"),
     ("Compiling a graph for", _GRAPH_COMPILE, "_graph_compile"),
-    ("Memory profiling took", _MEMORY_PROFILING, "_memory_profiling"),
+    ("Memory profiling t", _MEMORY_PROFILING, "_memory_profiling"),
     ("KV cache size", _KV_TOKENS, "_kv_tokens"),
     ("Available KV cache memory", _KV_GIB, "_kv_gib"),
     ("Maximum concurrency", _CONCURRENCY, "_concurrency"),
     ("Graph capturing finished", _GRAPH, "_graph"),
     ("init engine", _INIT_ENGINE, "_init_engine"),
     ("CUDA graph pool memory", _GRAPH_POOL, "_graph_pool"),
-    ("torch.compile takes", _TORCH_COMPILE, "_torch_compile"),
+    ("torch.compile and initial", _COMPILE_AND_WARMUP, "_compile_and_warmup"),
+    ("torch.compile t", _TORCH_COMPILE, "_torch_compile"),
+    ("Initial profiling/warmup run took", _WARMUP, "_warmup"),
+    ("Estimated CUDA graph memory", _GRAPH_ESTIMATE, "_graph_estimate"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
     ("Prefix cache hit rate: GPU", _PREFIX_CACHE_V0, "_prefix_cache_v0"),
@@ -89,7 +123,7 @@ _RULES = (
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = tuple(sorted({gate for gate, _, _ in _RULES}))
+    KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES) | {"checkpoint shards"}))
     EVIDENCE_KEYS = _EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
@@ -101,6 +135,14 @@ class Parser(FamilyParser):
                     getattr(self, handler)(m, text)
                     hit = True
                     break
+        if not hit and any(g in text for g in _MEMORY_GATES):
+            for key, rx, convert in _MEMORY_FIELDS:
+                m = rx.search(text)
+                if m is not None:
+                    self._extra(key, convert(m[1]))
+                    hit = True
+        if not hit and "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
+            self._extra("weights_progress_elapsed_ms", ms)
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
 
@@ -131,6 +173,9 @@ class Parser(FamilyParser):
     def _dynamo(self, m, text):
         self._extra("dynamo_transform_ms", seconds_to_ms(m[1]))
 
+    def _cached_graph(self, m, text):
+        self._extra("compile_cache_load_ms", seconds_to_ms(m[1]))
+
     def _graph_compile(self, m, text):
         self._extra("graph_compile_ms", seconds_to_ms(m[1]))
 
@@ -159,6 +204,15 @@ class Parser(FamilyParser):
         self._extra("init_engine_ms", seconds_to_ms(m[1]))
         if m[2] is not None:
             self._extra("compilation_ms", seconds_to_ms(m[2]))
+
+    def _compile_and_warmup(self, m, text):
+        self._extra("compile_and_warmup_ms", seconds_to_ms(m[1]))
+
+    def _warmup(self, m, text):
+        self._extra("warmup_ms", seconds_to_ms(m[1]))
+
+    def _graph_estimate(self, m, text):
+        self._extra("cuda_graph_estimated_gib", float(m[1]))
 
     def _torch_compile(self, m, text):
         self._extra("torch_compile_ms", seconds_to_ms(m[1]))

@@ -29,6 +29,7 @@ from .loops import SamplerUnavailable, ThreadedSampler
 
 DEVICE = "proc"
 SMALL_TREE_THREADS = 32
+BOUNDARY_THREADS = 512  # larger trees get no per-thread reading at boundaries (it would take too long)
 
 # Indices into the fields after the ")" that ends the command name in /proc/PID/stat (field N -> N - 3).
 _PPID, _MAJFLT, _UTIME, _STIME, _RSS = 1, 9, 11, 12, 21
@@ -58,6 +59,35 @@ def _pread(fd: int) -> Optional[bytes]:
 
 def _stat_fields(stat: bytes) -> list[bytes]:
     return stat.rpartition(b")")[2].split()
+
+
+def _sched_deltas(task_path: str, before: dict) -> Optional[tuple[int, int]]:
+    """(largest on-CPU ns, largest on-CPU + runnable-waiting ns) of one thread under ``task_path`` since
+    ``before`` (tid → (run_ns, wait_ns), replaced by the current readings; a thread not in it counts from 0),
+    from ``/proc/PID/task/TID/schedstat``; ``None`` without schedstat."""
+    try:
+        tids = os.listdir(task_path)
+    except FileNotFoundError:
+        return 0, 0
+    now: dict[str, tuple[int, int]] = {}
+    run_max = demand_max = 0
+    for tid in tids:
+        data = _read(f"{task_path}/{tid}/schedstat")
+        if data is None:
+            continue
+        fields = data.split()
+        if len(fields) < 2:
+            return None
+        run, wait = int(fields[0]), int(fields[1])
+        now[tid] = (run, wait)
+        run0, wait0 = before.get(tid, (0, 0))
+        run_max = max(run_max, run - run0)
+        demand_max = max(demand_max, run - run0 + wait - wait0)
+    if tids and not now:
+        return None  # no schedstat here (or every thread just exited): unknown, not 0
+    before.clear()
+    before.update(now)
+    return run_max, demand_max
 
 
 class _TreeScan:
@@ -93,8 +123,8 @@ class _TreeScan:
 class _Tracked:
     """One process of the tree: its open /proc files and what we last read of it."""
 
-    __slots__ = ("pid", "ppid", "stat_fd", "io_fd", "task_path", "cpu_ticks", "majflt", "read_bytes",
-                 "write_bytes", "thread_ticks")
+    __slots__ = ("pid", "ppid", "stat_fd", "io_fd", "task_path", "cpu_ticks", "ticks_now", "majflt", "read_bytes",
+                 "write_bytes", "thread_ticks", "boundary_sched")
 
     def __init__(self, proc_root: str, pid: int):
         """Raises ``FileNotFoundError`` when the process is already gone."""
@@ -106,11 +136,13 @@ class _Tracked:
         except OSError:  # another user's (setuid) process, or gone already
             self.io_fd = None
         self.task_path = f"{proc_root}/{pid}/task"
-        self.cpu_ticks: Optional[int] = None
+        self.cpu_ticks: Optional[int] = None  # at the last tick (for cpu_pct)
+        self.ticks_now = 0  # at the last reading of any kind (for cpu_s_total)
         self.majflt = 0
         self.read_bytes: Optional[int] = None
         self.write_bytes: Optional[int] = None
         self.thread_ticks: dict[str, int] = {}
+        self.boundary_sched: dict[str, tuple[int, int]] = {}  # tid → schedstat (run_ns, wait_ns)
 
     def close(self) -> None:
         os.close(self.stat_fd)
@@ -121,9 +153,11 @@ class _Tracked:
 class ProcSampler(ThreadedSampler):
     """The child's process tree; values: ``cpu_pct`` (may exceed 100),
     ``busiest_thread_pct``, ``rss_mib``, ``disk_read_bytes_total``, ``disk_write_bytes_total``,
-    ``major_faults_total``, ``nprocs``; device ``proc``. Right after each ``notify()`` it reads the
-    counters once more (a sample holding only the three ``*_total`` values), so phases split them at the
-    boundary rather than at the tick before it."""
+    ``major_faults_total``, ``cpu_s_total`` (CPU seconds of the tree since launch), ``nprocs``; device
+    ``proc``. Right after each ``notify()`` it reads the counters once more (a sample holding the four
+    ``*_total`` values, ``busiest_thread_cpu_s`` and ``busiest_thread_demand_s``: the most seconds one thread
+    ran, and ran or waited to run, since the previous boundary reading, from schedstat), so phases and load
+    steps split them at the boundary rather than at the tick before it."""
 
     name = "psutil"
     wants_boundaries = True
@@ -146,6 +180,7 @@ class ProcSampler(ThreadedSampler):
         self._scan = _TreeScan(proc_root)
         self._tracked: dict[int, _Tracked] = {}
         self._gone_majflt = 0
+        self._gone_ticks = 0
         self._gone_read = 0
         self._gone_write = 0
         self._last_totals: dict[str, int] = {}
@@ -215,7 +250,24 @@ class ProcSampler(ThreadedSampler):
         # tick; the CPU figures stay on the tick grid (a slice this short would be all rounding).
         _, _, vanished = self._read_processes(with_cpu=False)
         self._vanished_between_ticks = self._vanished_between_ticks or vanished
-        self._samples.append(Sample(self._clock(), self.name, DEVICE, self._totals()))
+        values = self._totals()
+        values["busiest_thread_cpu_s"], values["busiest_thread_demand_s"] = self._busiest_since_boundary()
+        self._samples.append(Sample(self._clock(), self.name, DEVICE, values))
+
+    def _busiest_since_boundary(self) -> tuple[Optional[float], Optional[float]]:
+        """Since the previous boundary reading: the most seconds one thread ran on a CPU, and the most one
+        thread ran or waited to run (CPU-bound but starved by other load counts as CPU-bound). Threads born
+        since count from 0 (every thread of the tree was born after launch). ``None`` for trees too large to
+        read at every boundary, or without schedstat."""
+        if self._threads_seen > BOUNDARY_THREADS:
+            return None, None
+        run = demand = 0
+        for tr in self._tracked.values():
+            got = _sched_deltas(tr.task_path, tr.boundary_sched)
+            if got is None:
+                return None, None
+            run, demand = max(run, got[0]), max(demand, got[1])
+        return run / 1e9, demand / 1e9
 
     def _read_processes(self, with_cpu: bool) -> tuple[int, int, bool]:
         """Read every tracked process, retire the gone ones; (CPU ticks since the last tick, RSS pages, any gone)."""
@@ -228,8 +280,9 @@ class ProcSampler(ThreadedSampler):
                 gone.append(tr)
                 continue
             fields = _stat_fields(stat)
+            ticks = int(fields[_UTIME]) + int(fields[_STIME])
+            tr.ticks_now = ticks
             if with_cpu:
-                ticks = int(fields[_UTIME]) + int(fields[_STIME])
                 if tr.cpu_ticks is not None:
                     cpu_ticks += ticks - tr.cpu_ticks
                 tr.cpu_ticks = ticks
@@ -244,7 +297,8 @@ class ProcSampler(ThreadedSampler):
     def _totals(self) -> dict[str, Optional[float]]:
         """The cumulative counters over live and exited processes; ``None`` where some process's are unreadable."""
         live = self._tracked.values()
-        totals = {"major_faults_total": self._gone_majflt + sum(tr.majflt for tr in live)}
+        totals = {"major_faults_total": self._gone_majflt + sum(tr.majflt for tr in live),
+                  "cpu_ticks_total": self._gone_ticks + sum(tr.ticks_now for tr in live)}
         if all(tr.read_bytes is not None for tr in live):
             totals["disk_read_bytes_total"] = self._gone_read + sum(tr.read_bytes for tr in live)
             totals["disk_write_bytes_total"] = self._gone_write + sum(tr.write_bytes for tr in live)
@@ -254,7 +308,8 @@ class ProcSampler(ThreadedSampler):
             self._last_totals[key] = max(total, self._last_totals.get(key, 0))
         out: dict[str, Optional[float]] = dict.fromkeys(
             ("disk_read_bytes_total", "disk_write_bytes_total", "major_faults_total"))
-        out.update((key, float(self._last_totals[key])) for key in totals)
+        out.update((key, float(self._last_totals[key])) for key in totals if key != "cpu_ticks_total")
+        out["cpu_s_total"] = self._last_totals["cpu_ticks_total"] / self._clk_tck
         return out
 
     def _read_io(self, tr: _Tracked) -> None:
@@ -294,6 +349,7 @@ class ProcSampler(ThreadedSampler):
         del self._tracked[tr.pid]
         tr.close()
         self._gone_majflt += tr.majflt
+        self._gone_ticks += tr.ticks_now
         if tr.ppid not in self._tracked:  # reaped outside the tree: its bytes would be lost
             self._gone_read += tr.read_bytes or 0
             self._gone_write += tr.write_bytes or 0

@@ -1,0 +1,251 @@
+"""Load steps: the load window cut at lines / profile markers / marks, short steps merged, each step's kind."""
+import json
+import os
+
+import pytest
+
+from tests.conftest import STANDIN, fixture, run_phasewrap
+from wrapper import loadsteps
+from wrapper.events import Chunk, Marker, Sample
+from wrapper.profiles import PROFILES
+
+MS = 1_000_000
+S = 1_000_000_000
+
+
+def chunk(t_ms, text, stream="err"):
+    return Chunk(t_ms * MS, stream, text.encode())
+
+
+def ready_at(t_ms, text="model loaded", stream="err"):
+    return Marker("ready", t_ms * MS, stream, text)
+
+
+# -- chunks → lines → boundaries → steps ----------------------------------------------------------------------
+
+def test_lines_are_stamped_by_the_read_that_completes_them_and_progress_redraws_count():
+    lines = loadsteps.lines_of([
+        chunk(10, "first li"), chunk(20, "ne\nsecond\nthi"), chunk(30, "rd\n"),
+        chunk(40, "\rLoading weights:   0%| | 0/4"), chunk(50, "\rLoading weights: 100%| | 4/4\n"),
+        chunk(60, "tok", "out"),
+    ])
+    assert [(ln.t_ns // MS, ln.text) for ln in lines] == [
+        (20, "first line"), (20, "second"), (30, "third"), (40, "Loading weights:   0%| | 0/4"),
+        (50, "Loading weights: 100%| | 4/4"),
+    ]
+
+
+def test_names_drop_log_prefixes_and_numbers_so_runs_of_one_command_match():
+    assert loadsteps.step_name("0.00.184.564 I llama_completion: load the model and apply lora adapter, if any") == \
+        "llama_completion: load the model and apply lora adapter, if…"
+    assert loadsteps.step_name("[workload] imports done in 18.329s") == "[workload] imports done in #s"
+    assert loadsteps.step_name("Loading weights:  42%|████▏     | 50/120 [00:02<00:04, 17.43it/s]") == \
+        "Loading weights:  #%"
+
+
+def test_without_profile_or_marks_every_line_ends_a_step_named_after_it():
+    chunks = [chunk(100, "reading config\n"), chunk(400, "weights 1 of 2\nweights 2 of 2\n"), chunk(1000, "model loaded\n")]
+    steps, reason = loadsteps.load_steps(chunks, {"ready": ready_at(1000)}, 0, (), [], [])
+    assert reason is None
+    assert [(s["name"], s["start_s"], s["end_s"], s["ended_by"]["text"]) for s in steps] == [
+        ("reading config", 0.0, 0.1, "reading config"),
+        ("weights # of #", 0.1, 0.4, "weights 1 of 2"),  # the second line of that read: 0 s, merged into the next
+        ("model loaded", 0.4, 1.0, "model loaded"),
+    ]
+    assert steps[2]["merged"] == ["weights # of # (2)"]
+    assert {s["boundary"] for s in steps} == {"line", "ready"}
+    assert all(s["kind"] == "unknown" and "no sampler" in s["evidence"] for s in steps)
+
+
+def test_profile_markers_fire_in_order_and_the_ready_step_takes_the_open_entry():
+    steps = (("start", r"backend init"), ("model", r"threadpool init"), ("warm-up", r"threadpool init"),
+             ("setup", None))
+    lines = [loadsteps.Line(t * MS, "err", text) for t, text in
+             ((50, "I llama backend init"), (90, "I other"), (700, "I cmn init: llama threadpool init, n_threads = 2"))]
+    bounds, rule = loadsteps.boundaries(lines, {}, steps, 0, ready_at(800, "generate:"))
+    assert rule == "profile"
+    assert [(b.name, b.t_ns // MS) for b in bounds] == [("start", 50), ("model", 700), ("setup", 800)]
+
+
+def test_user_marks_cut_when_the_profile_knows_no_line():
+    marks = {"ready": ready_at(900), "weights": Marker("weights", 600 * MS, "err", "weights done"),
+             "first_token": Marker("first_token", 950 * MS, "out", "x")}
+    bounds, rule = loadsteps.boundaries([loadsteps.Line(100 * MS, "err", "noise")], marks, (), 0, marks["ready"])
+    assert rule == "mark"
+    assert [(b.name, b.t_ns // MS, b.source) for b in bounds] == [("weights", 600, "mark"),
+                                                                    ("model loaded", 900, "ready")]
+
+
+def test_short_steps_merge_into_the_next_and_a_short_last_one_into_the_one_before():
+    b = loadsteps.Boundary
+    bounds = [b(t * MS, name, name, "err", "line") for t, name in ((5, "a"), (500, "b"), (510, "c"), (1000, "d"),
+                                                                  (1004, "e"))]
+    steps = loadsteps.merge_short(loadsteps.cut(bounds, 0), 1004 * MS)
+    # limit max(20 ms, 1 % of 1.004 s) = 20 ms: a (5 ms) joins b; c (10 ms) joins d; e (4 ms, last) joins d
+    assert [(s.name, s.start_ns // MS, s.end_ns // MS, s.ended_by.name, s.merged) for s in steps] == [
+        ("b", 0, 500, "b", ["a"]), ("d", 500, 1004, "d", ["c", "e"])]
+
+
+def test_no_ready_no_steps_with_the_reason():
+    assert loadsteps.load_steps([chunk(10, "x\n")], {}, 0, (), [], []) == (
+        None, "no ready marker: the load window has no end")
+
+
+# -- figures and kinds --------------------------------------------------------------------------------------
+
+PSUTIL = {"name": "psutil", "available": True, "reason": None, "interval_s": 0.1, "resolution_s": 0.1,
+          "boundary_readings": True}
+
+
+def proc(t_ms, read_mib, cpu_s, busiest=None, demand=None, cpu_pct=None):
+    values = {"disk_read_bytes_total": read_mib * 1048576.0, "major_faults_total": 0.0, "cpu_s_total": cpu_s}
+    if busiest is not None:
+        values.update(busiest_thread_cpu_s=busiest, busiest_thread_demand_s=demand)
+    if cpu_pct is not None:
+        values["cpu_pct"] = cpu_pct
+    return Sample(t_ms * MS, "psutil", "proc", values)
+
+
+def test_exact_counters_at_boundaries_give_each_step_its_kind():
+    # boundary readings 2 ms after each line: launch, read 400 MiB (1 s), one core busy (1 s), asleep (1 s)
+    samples = [proc(0, 0, 0.0, cpu_pct=0.0), proc(1002, 400, 0.2, 0.2, 0.4, cpu_pct=20.0),
+               proc(2002, 400, 1.2, 0.99, 1.0, cpu_pct=99.0), proc(3002, 400, 1.21, 0.0, 0.0, cpu_pct=1.0)]
+    chunks = [chunk(1000, "read\n"), chunk(2000, "converted\n"), chunk(3000, "model loaded\n")]
+    steps, _ = loadsteps.load_steps(chunks, {"ready": ready_at(3000)}, 0, (), samples, [PSUTIL])
+    assert [s["kind"] for s in steps] == ["disk", "cpu-single", "wait"]
+    disk = steps[0]["resources"]
+    assert (disk["disk_read_mib"], disk["disk_read_mib_s"], disk["cpu_s"], disk["cpu_pct_mean"]) == (400.0, 400.0, 0.2, 20.0)
+    assert steps[0]["evidence"] == "read 400.0 MiB at 400 MiB/s; 0 major faults; CPU 20 % (busiest thread 20 %, 40 % with its wait for a CPU)"
+    assert steps[1]["resources"]["cpu_busiest_thread_pct"] == 99.0
+
+
+def test_a_starved_thread_still_counts_as_cpu_bound():
+    figures = {"disk_read_mib": 0.0, "disk_read_mib_s": 0.0, "major_faults": 0.0, "cpu_pct_mean": 45.0,
+               "cpu_busiest_thread_pct": 45.0, "cpu_busiest_thread_demand_pct": 99.0, "vram_growth_mib": None,
+               "vram_growth_mib_s": None, "gpu_util_mean": None, "approximate": False, "resolution_s": 0.1,
+               "exact_counters": True}
+    kind, evidence = loadsteps.classify(figures, 0.8)
+    assert kind == "cpu-single"
+    assert evidence == "read 0.0 MiB at 0 MiB/s; 0 major faults; CPU 45 % (busiest thread 45 %, 99 % with its wait for a CPU)"
+
+
+@pytest.mark.parametrize("change, kind", [
+    ({"vram_growth_mib": 4000.0, "vram_growth_mib_s": 2000.0, "gpu_util_mean": 5.0}, "gpu-upload"),
+    ({"gpu_util_mean": 90.0, "cpu_pct_mean": 100.0, "cpu_busiest_thread_pct": 100.0}, "gpu-compute"),
+    ({"cpu_pct_mean": 380.0, "cpu_busiest_thread_pct": 99.0}, "cpu-multi"),
+    ({"cpu_pct_mean": 50.0, "cpu_busiest_thread_pct": 30.0}, "unknown"),
+    ({"disk_read_mib": 30.0, "disk_read_mib_s": 300.0, "cpu_pct_mean": 99.0, "cpu_busiest_thread_pct": 99.0},
+     "cpu-single"),  # reading fast while one thread is pegged: the thread is the limit
+])
+def test_kinds_from_figures(change, kind):
+    figures = {"disk_read_mib": 0.0, "disk_read_mib_s": 0.0, "major_faults": 0.0, "cpu_pct_mean": 3.0,
+               "cpu_busiest_thread_pct": 3.0, "cpu_busiest_thread_demand_pct": None, "vram_growth_mib": 0.0,
+               "vram_growth_mib_s": 0.0, "gpu_util_mean": 0.0, "approximate": False, "resolution_s": 0.1,
+               "exact_counters": True}
+    figures.update(change)
+    assert loadsteps.classify(figures, 2.0)[0] == kind
+
+
+def test_a_step_shorter_than_one_second_sampling_is_unknown_not_guessed():
+    figures = {"disk_read_mib": 0.0, "disk_read_mib_s": 0.0, "major_faults": 0.0, "cpu_pct_mean": 3.0,
+               "cpu_busiest_thread_pct": 3.0, "cpu_busiest_thread_demand_pct": None, "vram_growth_mib": None,
+               "vram_growth_mib_s": None, "gpu_util_mean": None, "approximate": True, "resolution_s": 1.0,
+               "exact_counters": False}
+    kind, reason = loadsteps.classify(figures, 0.3)
+    assert kind == "unknown" and reason.startswith("too short to tell: 0.300 s, under the samplers' 1 s resolution")
+
+
+# -- a real child: the stand-in's three-step load ----------------------------------------------------------
+
+def _on_tmpfs(path):
+    best, fstype = "", None
+    with open("/proc/mounts") as fh:
+        for line in fh:
+            _dev, mount, kind = line.split()[:3]
+            if os.path.realpath(path).startswith(mount) and len(mount) > len(best):
+                best, fstype = mount, kind
+    return fstype in ("tmpfs", "ramfs")
+
+
+@pytest.fixture
+def weights(tmp_path):
+    """A 400 MiB file on a real disk (page-cache eviction means nothing on tmpfs)."""
+    where = tmp_path
+    if _on_tmpfs(str(tmp_path)):
+        where = tmp_path.__class__(os.path.join(os.path.dirname(os.path.dirname(__file__)), ".pytest-weights"))
+        where.mkdir(exist_ok=True)
+    path = where / "weights.bin"
+    block = os.urandom(1 << 20)
+    with open(path, "wb") as fh:
+        for _ in range(400):
+            fh.write(block)
+    yield str(path)
+    os.unlink(path)
+
+
+def test_standin_three_step_load_is_cut_at_its_lines_with_measured_kinds(weights, tmp_path):
+    stamps = tmp_path / "stamps.json"
+    jsonl = tmp_path / "runs.jsonl"
+    proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--model-file", weights, "--jsonl", str(jsonl),
+                          "--", *STANDIN, "--load-steps", f"disk:{weights},cpu:0.8,sleep:0.6", "--tokens", "3",
+                          "--stamps-file", str(stamps)])
+    assert proc.returncode == 0, proc.stderr.decode()
+    record = json.loads(jsonl.read_text().splitlines()[-1])
+    child = json.loads(stamps.read_text())
+    assert record["cache"]["label"] == "warm"  # just written: in the page cache before the run
+    by_line = {s["ended_by"]["text"]: s for s in record["load_steps"]}
+    lines = ("standin: weights read from disk", "standin: weights converted on one core", "standin: peer answered")
+    for line, child_ns in zip(lines, child["load_steps_ns"]):
+        step = by_line[line]
+        assert step["name"] == line
+        end_ns = record["t0_monotonic_ns"] + round(step["end_s"] * 1e9)
+        assert abs(end_ns - child_ns) <= 30 * MS, (line, (end_ns - child_ns) / MS)
+    disk, cpu, wait = (by_line[line] for line in lines)
+    assert disk["kind"] == "disk", disk
+    assert disk["resources"]["disk_read_mib"] >= 380
+    assert cpu["kind"].startswith("cpu-"), cpu
+    assert wait["kind"] == "wait", wait
+    assert wait["merged"] == ["model loaded"]  # the ready line came right after: one step
+    diagnosis = run_phasewrap(["diagnose", str(jsonl)]).stdout.decode()
+    assert "page cache (warm): the disk is not the limit" not in diagnosis
+    assert "disk" in diagnosis.split("\n")[0] or "read" in diagnosis, diagnosis
+
+
+# -- recorded H200 transformers runs, with their 1 s side files ------------------------------------------------
+
+def _h200(which):
+    proc = run_phasewrap(["analyze", "--format", "json", fixture("events", f"h200-transformers-{which}-p512.events.jsonl"),
+                          "--pidstat", fixture("h200", f"{which}-p512.pidstat.txt"),
+                          "--dmon", fixture("h200", f"{which}-p512.dmon.txt")])
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    return out[0] if isinstance(out, list) else out
+
+
+def test_h200_transformers_imports_and_weights_are_separate_steps_and_cold_vs_warm_shows_which_moved():
+    cold, warm = _h200("cold"), _h200("warm")
+    for record in (cold, warm):
+        assert record["profile"] == "transformers"
+        assert [s["name"] for s in record["load_steps"]] == ["imports", "setup", "weights"]
+        assert all(s["resources"]["approximate"] and s["resources"]["resolution_s"] == 1.0 for s in record["load_steps"])
+    steps = {r: {s["name"]: s for s in rec["load_steps"]} for r, rec in (("cold", cold), ("warm", warm))}
+    # exact bounds from the recorded reads: imports end at "[workload] imports done", weights run bar 0 % → 100 %
+    assert (steps["cold"]["imports"]["end_s"], steps["cold"]["weights"]["start_s"], steps["cold"]["weights"]["end_s"]) \
+        == (18.384264, 19.696818, 25.491854)
+    assert steps["cold"]["imports"]["ended_by"]["text"] == "[workload] imports done in 18.329s"
+    # cold: the 7 GB of weights come from disk; warm: nothing is read and the step is 4 s shorter
+    assert steps["cold"]["weights"]["kind"] == "disk"
+    assert steps["cold"]["weights"]["resources"]["disk_read_mib"] > 6000
+    assert steps["warm"]["weights"]["resources"]["disk_read_mib"] == 0.0
+    assert steps["warm"]["weights"]["kind"] != "disk"
+    assert steps["cold"]["weights"]["dur_s"] - steps["warm"]["weights"]["dur_s"] > 4.0
+
+
+def test_every_profile_step_regex_compiles_and_at_most_one_entry_is_ended_by_ready():
+    import re
+
+    for profile in PROFILES.values():
+        for _name, regex in profile.load_steps:
+            if regex is not None:
+                re.compile(regex)
+        assert sum(1 for _n, rx in profile.load_steps if rx is None) <= 1, profile.name
