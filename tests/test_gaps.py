@@ -125,3 +125,15 @@ def test_server_stream_stalls_and_their_capture_replay(tmp_path):
     for key in ("tpot_ms", "decode_gaps_ms", "stalls", "stalls_total", "stall_share_of_decode"):
         assert replayed[key] == rec[key], key
     assert read_jsonl(str(cap))[-1]["type"] == "record"
+
+
+def test_summary_line():
+    from wrapper.gaps import summary_line
+
+    rec = {"decode_gaps_ms": {"n": 199, "mean": 11.5, "p50": 10.14, "p90": 10.4, "p99": 12.04, "max": 301.2,
+                              "per": "read"}, "stalls_total": 3, "stall_share_of_decode": 0.1234}
+    assert summary_line(rec) == ("decode gaps (per read): p50 10.1 ms · p99 12.0 ms · max 301 ms · 3 stalls "
+                                 "(12% of decode)")
+    rec["decode_gaps_ms"]["per"], rec["stalls_total"] = "token", 0
+    assert summary_line(rec) == "decode gaps: p50 10.1 ms · p99 12.0 ms · max 301 ms · 0 stalls"
+    assert summary_line({"decode_gaps_ms": None}) is None

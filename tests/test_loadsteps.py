@@ -1,10 +1,11 @@
 """Load steps: the load window cut at lines / profile markers / marks, short steps merged, each step's kind."""
 import json
 import os
+import sys
 
 import pytest
 
-from tests.conftest import STANDIN, fixture, run_phasewrap
+from tests.conftest import ROOT, STANDIN, fixture, run_phasewrap
 from wrapper import loadsteps
 from wrapper.events import Chunk, Marker, Sample
 from wrapper.profiles import PROFILES
@@ -135,7 +136,9 @@ def test_a_starved_thread_still_counts_as_cpu_bound():
     ({"cpu_pct_mean": 380.0, "cpu_busiest_thread_pct": 99.0}, "cpu-multi"),
     ({"cpu_pct_mean": 50.0, "cpu_busiest_thread_pct": 30.0}, "unknown"),
     ({"disk_read_mib": 30.0, "disk_read_mib_s": 300.0, "cpu_pct_mean": 99.0, "cpu_busiest_thread_pct": 99.0},
-     "cpu-single"),  # reading fast while one thread is pegged: the thread is the limit
+     "cpu-single"),  # reading fast while one thread is pegged in user space: the thread is the limit
+    ({"disk_read_mib": 30.0, "disk_read_mib_s": 300.0, "cpu_pct_mean": 99.0, "cpu_busiest_thread_pct": 99.0,
+      "cpu_kernel_share": 0.9}, "disk"),  # pegged in the kernel's I/O path: the reads are the limit
 ])
 def test_kinds_from_figures(change, kind):
     figures = {"disk_read_mib": 0.0, "disk_read_mib_s": 0.0, "major_faults": 0.0, "cpu_pct_mean": 3.0,
@@ -167,14 +170,19 @@ def _on_tmpfs(path):
     return fstype in ("tmpfs", "ramfs")
 
 
+def _disk_dir(tmp_path):
+    """A folder on a real disk (page-cache eviction means nothing on tmpfs)."""
+    if not _on_tmpfs(str(tmp_path)):
+        return tmp_path
+    where = tmp_path.__class__(os.path.join(ROOT, ".pytest-weights"))
+    where.mkdir(exist_ok=True)
+    return where
+
+
 @pytest.fixture
 def weights(tmp_path):
-    """A 400 MiB file on a real disk (page-cache eviction means nothing on tmpfs)."""
-    where = tmp_path
-    if _on_tmpfs(str(tmp_path)):
-        where = tmp_path.__class__(os.path.join(os.path.dirname(os.path.dirname(__file__)), ".pytest-weights"))
-        where.mkdir(exist_ok=True)
-    path = where / "weights.bin"
+    """A 400 MiB file on a real disk."""
+    path = _disk_dir(tmp_path) / "weights.bin"
     block = os.urandom(1 << 20)
     with open(path, "wb") as fh:
         for _ in range(400):
@@ -209,6 +217,44 @@ def test_standin_three_step_load_is_cut_at_its_lines_with_measured_kinds(weights
     diagnosis = run_phasewrap(["diagnose", str(jsonl)]).stdout.decode()
     assert "page cache (warm): the disk is not the limit" not in diagnosis
     assert "disk" in diagnosis.split("\n")[0] or "read" in diagnosis, diagnosis
+
+
+# -- real llama.cpp: cold vs warm, the step that loads the tensors ------------------------------------------
+
+LLAMA_BIN = os.environ.get("PHASEWRAP_LLAMA_BIN_DIR")
+
+
+@pytest.mark.llama
+@pytest.mark.skipif(not LLAMA_BIN, reason="PHASEWRAP_LLAMA_BIN_DIR is not set: run bin/build-llama-cpp (or .ci/run)")
+def test_llama_cold_model_load_step_reads_the_file_from_disk_and_warm_does_not(tmp_path):
+    model = _disk_dir(tmp_path) / "m335.gguf"
+    made = subprocess_run([sys.executable, os.path.join(ROOT, "samples", "make_tiny_gguf.py"), "--size-mb", "335",
+                           "-o", str(model)])
+    assert made.returncode == 0, made.stderr
+    size_mib = os.path.getsize(model) / 1048576
+    command = [os.path.join(LLAMA_BIN, "llama-completion"), "-m", str(model), "-p", "the quick brown fox", "-n", "4",
+               "-no-cnv"]
+    try:
+        cold, warm = (json.loads(run_phasewrap(["run", "--quiet", "--format", "json", *flag, "--", *command],
+                                               timeout=300).stdout) for flag in (["--cold"], []))
+    finally:
+        os.unlink(model)
+    assert (cold["cache"]["label"], warm["cache"]["label"]) == ("cold", "warm")
+    # llama.cpp at its default verbosity: the model and its context load between "load the model …" and
+    # "threadpool init" (common/common.cpp); the warm-up run follows
+    cold_step = loadsteps.find(cold["load_steps"], "model load")
+    warm_step = loadsteps.find(warm["load_steps"], "model load")
+    assert "llama threadpool init" in cold_step["ended_by"]["text"]
+    assert cold_step["resources"]["disk_read_mib"] >= 0.6 * size_mib, cold_step
+    assert cold_step["kind"] == "disk", cold_step
+    assert warm_step["resources"]["disk_read_mib"] <= 30, warm_step
+    assert loadsteps.find(warm["load_steps"], "warm-up") is not None
+
+
+def subprocess_run(argv):
+    import subprocess
+
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
 
 
 # -- recorded H200 transformers runs, with their 1 s side files ------------------------------------------------
@@ -249,3 +295,30 @@ def test_every_profile_step_regex_compiles_and_at_most_one_entry_is_ended_by_rea
             if regex is not None:
                 re.compile(regex)
         assert sum(1 for _n, rx in profile.load_steps if rx is None) <= 1, profile.name
+
+
+def test_compare_matches_h200_steps_by_name_and_says_which_moved():
+    from wrapper.compare import compare, render_table
+
+    cold, warm = _h200("cold"), _h200("warm")
+    rows = {r["name"]: r for r in compare([cold], [warm])["load_steps"]}
+    weights = rows["weights"]
+    assert (weights["base_median_s"], weights["cand_median_s"], weights["diff_s"]) == (5.795036, 1.515064, -4.279972)
+    assert weights["base_kind"] == "disk" and weights["cand_kind"] != "disk"
+    assert weights["base_disk_read_mib"] > 6000 and weights["cand_disk_read_mib"] == 0.0
+    text = render_table(compare([cold], [warm]))
+    assert "  'weights': 5.795 s disk, read 7003 MiB → 1.515 s " in text
+
+
+def test_report_lists_the_steps_and_the_plot_gets_their_bands():
+    from wrapper.html_report import report_html
+    from wrapper.plot.runs import views_from_records
+
+    cold = _h200("cold")
+    [view] = views_from_records([cold])
+    assert view.load_steps() == [("imports", "cpu-single", 0.0, 18.384264), ("setup", "disk", 18.384264, 19.696818),
+                                 ("weights", "disk", 19.696818, 25.491854)]
+    page = report_html([view])
+    table = page[page.index("<h3>load steps</h3>"):]
+    assert "<td>weights</td>" in table and "<td>disk</td>" in table
+    assert "<code>[workload] imports done in 18.329s</code>" in table

@@ -267,3 +267,14 @@ def test_ascii_bar_without_a_total_says_why():
     record["phases"]["total_s"] = None
     record["missing"] = [{"field": "total_s", "reason": "the child's exit was not observed"}]
     assert plot.ascii_bar(record) == "n/a (the child's exit was not observed)"
+
+
+@needs_mpl
+def test_stalls_are_marked_on_the_token_ticks(tmp_path):
+    record = record_of(TINY)
+    record["stalls"] = [{"t_s": 0.5, "gap_ms": 300.0, "after": "x"}, {"t_s": 0.9, "gap_ms": 100.0, "after": "y"}]
+    fig = draw._timeline_figure(plot.load_runs([write_jsonl(tmp_path / "r.jsonl", [record])]))
+    [marks] = [c for c in fig.axes[0].collections if c.get_gid() == "stalls"]
+    spans = sorted((round(p.get_extents().x0, 6), round(p.get_extents().x1, 6)) for p in marks.get_paths())
+    assert spans == [(0.2, 0.5), (0.8, 0.9)]
+    assert "stall" in [t.get_text() for t in fig.legends[0].get_texts()]

@@ -123,7 +123,7 @@ def test_burst_at_exit_is_reported():
 
 
 def test_quiet_suppresses_passthrough_and_summary_goes_to_stderr():
-    proc = run_phasewrap(["run", "--quiet", "--", *STANDIN, "--load-s", "0.1", "--ttft-s", "0.05", "--tokens", "3"])
+    proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--", *STANDIN, "--load-s", "0.1", "--ttft-s", "0.05", "--tokens", "3"])
     assert proc.stdout == b""
     err = proc.stderr.decode()
     assert "phase" in err and "share" in err and "dominant phase" in err

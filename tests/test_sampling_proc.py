@@ -173,6 +173,7 @@ def test_exact_counters_on_a_hand_made_proc(tmp_path):
         "cpu_pct": None, "rss_mib": 256 * PAGE / 1048576, "disk_read_bytes_total": 1000.0,
         "disk_write_bytes_total": 10.0, "major_faults_total": 7.0, "nprocs": 1.0, "busiest_thread_pct": None,
         "cpu_s_total": 15 / os.sysconf("SC_CLK_TCK"),  # utime 10 + stime 5 ticks
+        "cpu_sys_s_total": 5 / os.sysconf("SC_CLK_TCK"),
     }
     # right after a boundary the counters are read once more, alone: the CPU figures stay on the tick grid;
     # per thread, schedstat's run and wait time since launch (no boundary reading before this one)
@@ -181,6 +182,7 @@ def test_exact_counters_on_a_hand_made_proc(tmp_path):
     at_ready = wait_for_sample(sampler, lambda v: "nprocs" not in v, first.t_ns)
     assert dict(at_ready.values) == {"disk_read_bytes_total": 3000.0, "disk_write_bytes_total": 10.0,
                                      "major_faults_total": 7.0, "cpu_s_total": 15 / os.sysconf("SC_CLK_TCK"),
+                                     "cpu_sys_s_total": 5 / os.sysconf("SC_CLK_TCK"),
                                      "busiest_thread_cpu_s": 0.15, "busiest_thread_demand_s": 0.2}
     put(root / "100" / "task" / "100" / "schedstat", "450000000 60000000 9\n")
     sampler.notify("first_token")  # the next boundary reading covers the time since this one

@@ -9,10 +9,12 @@ import hashlib
 from collections import Counter
 from typing import Callable, Optional, Sequence
 
-from . import records_io, stats
+from . import loadsteps, records_io, stats
 from .env import args_sha256
 
-METRICS = ("load_s", "ttft_s", "decode_s", "total_s", "ms_per_token")
+# decode detail: shown only when a side measured it (records from before these keys, or without GPU energy)
+DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj")
+METRICS = ("load_s", "ttft_s", "decode_s", "total_s", "ms_per_token") + DETAIL_METRICS
 PROMPT_FLAGS = ("-p", "--prompt", "-f", "--file", "--prompt-file")
 MAX_TOKEN_FLAGS = ("-n", "--n-predict", "--max-tokens", "--max-new-tokens")
 SHORT_SHA = 12
@@ -20,9 +22,14 @@ MIN_RUNS = stats.MIN_RUNS_FOR_TEST
 
 
 def metric(record: dict, key: str) -> Optional[float]:
-    """A phase (``load_s`` … ``total_s``) or ``ms_per_token`` of one record; ``None`` when not measured."""
-    if key == "ms_per_token":
-        return record.get("ms_per_token")
+    """A phase (``load_s`` … ``total_s``), ``ms_per_token``, the p99 inter-chunk gap (``gap_p99_ms``), the
+    number of stalls or the energy per output token of one record; ``None`` when not measured."""
+    if key in ("ms_per_token", "stalls_total"):
+        return record.get(key)
+    if key == "gap_p99_ms":
+        return (record.get("decode_gaps_ms") or {}).get("p99")
+    if key == "energy_per_output_token_mj":
+        return (record.get("resources") or {}).get(key)
     return (record.get("phases") or {}).get(key)
 
 
@@ -282,9 +289,11 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
 
     Returns ``{"phases": {metric: {"base_median", "base_n", "cand_median", "cand_n", "diff" (cand - base),
     "ratio" (cand / base), "verdict": stats.differs(...)}}, "conditions": [{"condition", "base", "cand",
-    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"},
+    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"}, "load_steps": the load steps
+    matched by name (``loadsteps.compare_steps``),
     "runs": {"base"|"cand": {"given", "warmup", "not_ok", "compared"}}, "warnings": [str]}`` for the metrics
-    load_s, ttft_s, decode_s, total_s, ms_per_token. Warm-up runs and runs whose status is not ok are left out;
+    load_s, ttft_s, decode_s, total_s, ms_per_token, and the decode detail side by side: gap_p99_ms (p99 of the
+    inter-chunk gaps), stalls_total, energy_per_output_token_mj. Warm-up runs and runs whose status is not ok are left out;
     runs with different cache labels are never pooled.
     """
     warnings: list[str] = []
@@ -311,6 +320,7 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
                             f"run at least {MIN_RUNS} (5 or more to see small differences)")
     return {
         "phases": {key: _phase_row(pooled_b, pooled_c, key) for key in METRICS},
+        "load_steps": loadsteps.compare_steps(pooled_b, pooled_c),
         "conditions": differ,
         "unknown_conditions": unknown,
         "pool": pool,
@@ -324,7 +334,7 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
 def _fmt(key: str, value: Optional[float], signed: bool = False) -> str:
     if value is None:
         return "n/a"
-    digits = 2 if key == "ms_per_token" else 3
+    digits = {"ms_per_token": 2, "gap_p99_ms": 1, "stalls_total": 1, "energy_per_output_token_mj": 1}.get(key, 3)
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
@@ -342,11 +352,14 @@ def render_table(result: dict) -> str:
     from tabulate import tabulate  # imported here: only text output needs it
     rows = []
     for key, row in result["phases"].items():
+        if key in DETAIL_METRICS and not row["base_n"] and not row["cand_n"]:
+            continue
         rows.append([key, f"{_fmt(key, row['base_median'])} ({row['base_n']})",
                      f"{_fmt(key, row['cand_median'])} ({row['cand_n']})", _fmt(key, row["diff"], signed=True),
                      "n/a" if row["ratio"] is None else f"{row['ratio']:.3f}", _verdict_text(row["verdict"])])
     lines = [tabulate(rows, headers=["metric", "base median (n)", "cand median (n)", "diff", "ratio", "verdict"],
                       disable_numparse=True)]
+    lines += loadsteps.compare_lines(result.get("load_steps") or [])
     if result["conditions"]:
         lines.append("conditions that differ:")
         for cond in result["conditions"]:

@@ -10,6 +10,8 @@ Thresholds (one place, so the rules read as data):
   their size is unknown); VRAM nearly full: peak >= 95 % of total; one core pegged: busiest thread >= 90 %
   while the process averages < 150 %; CPU busy: >= 90 % (one core); GPU idle before the first token: < 10 %;
   GPU mostly idle in decode: < 30 %. Resource rules about one phase only fire when it is >= 10 % of the total.
+  Decode stutters when stalls (gaps >= max(5 x the median gap, 50 ms)) take >= 5 % of decode; it is steady when
+  they take less and the p99 gap is < 3 x the p50 gap.
 """
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ CPU_BUSY_PCT = 90.0
 GPU_IDLE_TTFT_PCT = 10.0
 GPU_IDLE_DECODE_PCT = 30.0
 MATERIAL_SHARE = 0.10
+STUTTER_SHARE = 0.05
+STEADY_P99_OVER_P50 = 3.0
+QUOTED_STALLS = 3
 OFFLOAD_KINDS = ("offload_cpu", "cpu_fallback")
 MAX_QUOTED_LINES = 2
 _MIB = 1048576
@@ -65,6 +70,7 @@ class _Facts:
     reported: list        # the runs' ``reported`` dicts that exist
     missing: dict         # phase field → reason, from the first record that gives one
     load_steps: list      # the runs' load steps matched by name (loadsteps.pooled)
+    gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
 
 
 def _number(value) -> Optional[float]:
@@ -100,7 +106,24 @@ def _facts(records: Sequence[dict]) -> _Facts:
         reported=[r["reported"] for r in records if r.get("reported")],
         missing=missing,
         load_steps=loadsteps.pooled(records),
+        gaps=_gap_facts(records),
     )
+
+
+def _gap_facts(records: Sequence[dict]) -> Optional[dict]:
+    """None: records from before the gaps were recorded (no key at all); {}: recorded but never measured."""
+    measured = [r for r in records if r.get("decode_gaps_ms")]
+    if not measured:
+        return {} if any("decode_gaps_ms" in r for r in records) else None
+    worst = max(measured, key=lambda r: r.get("stall_share_of_decode") or 0.0)
+    return {
+        "p50_ms": _median_of(measured, lambda r: r["decode_gaps_ms"]["p50"]),
+        "p99_ms": _median_of(measured, lambda r: r["decode_gaps_ms"]["p99"]),
+        "share": _median_of(measured, lambda r: r.get("stall_share_of_decode")),
+        "stalls_total": _median_of(measured, lambda r: r.get("stalls_total")),
+        "worst_stalls": worst.get("stalls") or [], "worst_total": worst.get("stalls_total") or 0,
+        "worst_share": worst.get("stall_share_of_decode") or 0.0, "runs": len(measured),
+    }
 
 
 def _res(f: _Facts, phase: str, metric: str) -> Optional[float]:
@@ -349,7 +372,72 @@ def rule_decode_gpu_idle(f: _Facts) -> Result:
                    "them")
 
 
-RULES = (rule_phases, rule_vram, rule_offload, rule_load_pegged, rule_ttft_preprocessing, rule_decode_gpu_idle)
+def _seen_text(seen: Optional[dict]) -> str:
+    """What the samplers saw during a stall, in words."""
+    if not seen:
+        return "no samples"
+    parts = []
+    if seen.get("gpu_util_mean") is not None:
+        parts.append(f"GPU {seen['gpu_util_mean']:.0f}%")
+    if seen.get("cpu_pct_mean") is not None:
+        parts.append(f"CPU {seen['cpu_pct_mean']:.0f}%")
+    if seen.get("disk_read_mib"):
+        parts.append(f"{seen['disk_read_mib']:.1f} MiB read from disk")
+    if seen.get("major_faults"):
+        parts.append(f"{seen['major_faults']:.0f} major page faults")
+    return ", ".join(parts) or "no samples"
+
+
+def _stutter_cause(stalls: list) -> str:
+    """The next step that fits what the samplers saw during the stalls."""
+    seen = [s.get("seen") or {} for s in stalls]
+    if any(s.get("disk_read_mib") or s.get("major_faults") for s in seen):
+        return ("the stalls come with disk reads / page faults: weights or KV cache are paged in or swapped; keep the "
+                "model resident (--mlock, more free RAM, no other memory-hungry process) or use a smaller quant")
+    gpu = [s["gpu_util_mean"] for s in seen if s.get("gpu_util_mean") is not None]
+    cpu = [s["cpu_pct_mean"] for s in seen if s.get("cpu_pct_mean") is not None]
+    if gpu and max(gpu) < GPU_IDLE_DECODE_PCT and cpu and max(cpu) >= CPU_BUSY_PCT:
+        return ("the GPU idles while the CPU works during the stalls: host-side work between tokens (logging flush, "
+                "garbage collection, detokenization, a callback); move it out of the generation loop")
+    if gpu and min(gpu) >= 50:
+        return ("the GPU is busy during the stalls: something else runs on it (another process, a KV-cache "
+                "reallocation or defragmentation as the context grows); check nvidia-smi for other processes and "
+                "reserve the context up front")
+    if cpu and max(cpu) < 10 and (not gpu or max(gpu) < GPU_IDLE_DECODE_PCT):
+        return ("the process is idle during the stalls: it waits on something outside (output pipe, lock, I/O, "
+                "scheduler); check what it blocks on (py-spy / perf) at those times")
+    return ("check what happens at the stall times: KV-cache growth, logging flushes, swap, other GPU processes "
+            "(run with GPU and CPU sampling to see which)")
+
+
+def rule_decode_stalls(f: _Facts) -> Result:
+    """Stuttering decode (stalls) vs steady-but-slow decode (every token equally slow)."""
+    g = f.gaps
+    if g is None:
+        return None  # records older than the gap fields: nothing to say, nothing missing in them
+    if not g:
+        return "stutter vs steady decode (needs decode_gaps_ms: two or more token reads)"
+    if not _material(f, "decode_s"):
+        return None
+    runs = f" (median of {g['runs']} runs)" if g["runs"] > 1 else ""
+    dist = f"p50 gap {g['p50_ms']:.1f} ms, p99 {g['p99_ms']:.1f} ms{runs}"
+    if (g["share"] or 0.0) >= STUTTER_SHARE:
+        quoted = "; ".join(f"at {s['t_s']:.2f} s a {s['gap_ms']:.0f} ms gap (" + _seen_text(s.get("seen")) + ")"
+                           for s in sorted(g["worst_stalls"], key=lambda s: -s["gap_ms"])[:QUOTED_STALLS])
+        return Finding("decode_stutter", "stuttering decode (stalls)",
+                       f"{g['worst_total']} stalls took {g['worst_share']:.0%} of decode: {quoted}; {dist}",
+                       _stutter_cause(g["worst_stalls"]))
+    if g["p50_ms"] and g["p99_ms"] < STEADY_P99_OVER_P50 * g["p50_ms"]:
+        return Finding("decode_steady", "steady but slow decode (per-token cost)",
+                       f"decode is steady: {dist}, stalls {g['share']:.0%} of decode: every token costs about the "
+                       "same, so the per-token work itself is the limit",
+                       "per-token cost is set by memory bandwidth and batch size: a smaller quant or fewer active "
+                       "parameters, faster memory, more requests per batch, or speculative decoding")
+    return None
+
+
+RULES = (rule_phases, rule_vram, rule_offload, rule_load_pegged, rule_ttft_preprocessing, rule_decode_gpu_idle,
+         rule_decode_stalls)
 
 
 def diagnose(records: Sequence[dict]) -> list[Finding]:

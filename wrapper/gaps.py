@@ -35,7 +35,7 @@ def _after(raw: Optional[bytes]) -> Optional[str]:
     if raw is None:
         return None
     text = " ".join(raw.decode("utf-8", errors="replace").split())
-    return text[-AFTER_CHARS:]
+    return text[-AFTER_CHARS:].lstrip()
 
 
 class GapStamps:
@@ -74,21 +74,49 @@ class GapStamps:
         self._recent = b""
 
 
+SEEN_KEYS = ("gpu_util_mean", "cpu_pct_mean", "cpu_busiest_thread_pct_max", "disk_read_mib", "major_faults")
+
+
+def _decode_reads(stamps_ns: Sequence[int], last_ns: Optional[int]) -> Sequence[int]:
+    """The reads from the first token to the last (later ones: trailing whitespace, the end marker)."""
+    if last_ns is not None:
+        end = len(stamps_ns)
+        while end and stamps_ns[end - 1] > last_ns:
+            end -= 1
+        stamps_ns = stamps_ns[:end]
+    return stamps_ns
+
+
+def _stalls(gaps: list) -> tuple[list, list]:
+    """(every stalled gap's index, the listed ones: the longest STALLS_LISTED in time order)."""
+    threshold = max(STALL_FACTOR * percentile(sorted(gaps), 50), STALL_MIN_NS)
+    stalled = [i for i, g in enumerate(gaps) if g >= threshold]  # gap i ends at read i + 1
+    return stalled, sorted(sorted(stalled, key=lambda i: -gaps[i])[:STALLS_LISTED])
+
+
+def stall_windows(stamps_ns: Sequence[int], last_ns: Optional[int]) -> list[tuple[int, int]]:
+    """(start, end) ns of each listed stall, in the order ``decode_gaps`` lists them: the windows in which the
+    samplers' readings are quoted beside the stall (``seen``)."""
+    stamps_ns = _decode_reads(stamps_ns, last_ns)
+    if len(stamps_ns) < 2:
+        return []
+    gaps = [stamps_ns[i] - stamps_ns[i - 1] for i in range(1, len(stamps_ns))]
+    return [(stamps_ns[i], stamps_ns[i + 1]) for i in _stalls(gaps)[1]]
+
+
 def decode_gaps(stamps_ns: Sequence[int], last_ns: Optional[int], t0_ns: int, *,
-                counted_tokens: Optional[int] = None, texts: Optional[Mapping[int, bytes]] = None) -> dict:
+                counted_tokens: Optional[int] = None, texts: Optional[Mapping[int, bytes]] = None,
+                seen: Sequence[dict] = ()) -> dict:
     """The gap fields of a record from the stamps of the token reads (first token first, in order).
 
     Reads after ``last_ns`` (the last token: trailing whitespace, the end marker) are left out. Returns
     ``{"decode_gaps_ms": {n, mean, p50, p90, p99, max, per} | None, "stalls": [...] | None, "stalls_total",
     "stall_share_of_decode", "reason"}``; ``reason`` says why the gaps are null. ``texts`` maps the index of a
     read to the bytes that preceded it (for ``after``). ``counted_tokens``: the framework's own output count; when it
-    equals the number of reads, each read was one token and the gaps are per token.
+    equals the number of reads, each read was one token and the gaps are per token. ``seen``: per listed stall (in
+    ``stall_windows`` order), the resource statistics of its window; the ``SEEN_KEYS`` of each go into its ``seen``.
     """
-    if last_ns is not None:
-        end = len(stamps_ns)
-        while end and stamps_ns[end - 1] > last_ns:
-            end -= 1
-        stamps_ns = stamps_ns[:end]
+    stamps_ns = _decode_reads(stamps_ns, last_ns)
     if len(stamps_ns) < 2:
         return {"decode_gaps_ms": None, "stalls": None, "stalls_total": None, "stall_share_of_decode": None,
                 "reason": "fewer than 2 token-stream reads: no gap between reads"}
@@ -100,16 +128,21 @@ def decode_gaps(stamps_ns: Sequence[int], last_ns: Optional[int], t0_ns: int, *,
         dist[name] = round(percentile(ms, q), 3)
     dist["max"] = round(ms[-1], 3)
     dist["per"] = "token" if counted_tokens == len(stamps_ns) else "read"
-    threshold = max(STALL_FACTOR * percentile(ordered, 50), STALL_MIN_NS)
-    stalled = [i for i, g in enumerate(gaps) if g >= threshold]  # gap i ends at read i + 1
-    listed = sorted(sorted(stalled, key=lambda i: -gaps[i])[:STALLS_LISTED])
+    stalled, listed = _stalls(gaps)
     texts = texts or {}
     stalls = [{"t_s": round((stamps_ns[i + 1] - t0_ns) / 1e9, 6), "gap_ms": round(gaps[i] / 1e6, 3),
                "after": _after(texts.get(i + 1))} for i in listed]
+    if len(seen) == len(stalls):
+        for stall, window in zip(stalls, seen):
+            stall["seen"] = {key: _rounded(window.get(key)) for key in SEEN_KEYS}
     decode_ns = stamps_ns[-1] - stamps_ns[0]
     share = sum(gaps[i] for i in stalled) / decode_ns if decode_ns else None
     return {"decode_gaps_ms": dist, "stalls": stalls, "stalls_total": len(stalled),
             "stall_share_of_decode": None if share is None else round(share, 4), "reason": None}
+
+
+def _rounded(value):
+    return round(value, 3) if isinstance(value, float) else value
 
 
 def summary_line(record: dict) -> Optional[str]:

@@ -86,6 +86,19 @@ def _markers_table(record: dict) -> str:
     return "<h3>markers</h3>\n" + _table(["marker", "t_s", "stream", "text"], rows, (1,))
 
 
+def _load_steps_table(record: dict) -> str:
+    steps = record.get("load_steps") or []
+    if not steps:
+        return ""
+    rows = [[_e(st["name"]), _num(st["start_s"]), _num(st["dur_s"]), _e(st["kind"]),
+             _num((st.get("resources") or {}).get("disk_read_mib"), "{:.1f}"),
+             _num((st.get("resources") or {}).get("cpu_pct_mean"), "{:.0f}"), _e(st["evidence"]),
+             f"<code>{_e(st['ended_by']['text'])}</code>"] for st in steps]
+    return ("<h3>load steps</h3>\n"
+            + _table(["step", "start s", "seconds", "kind", "disk read MiB", "CPU %", "evidence", "ended by"], rows,
+                     (1, 2, 4, 5)))
+
+
 def _reported_table(record: dict) -> str:
     rows = [[_e(r["phase"]), _num(r["measured_s"]), _num(r["reported_s"]), _num(r["diff_s"], "{:+.3f}"),
              f'<span class="warn">{_e(r["why"] or "differs")}</span>' if r.get("flagged") else ""]
@@ -145,6 +158,7 @@ def _run_section(view: RunView) -> str:
             line += f" · {rate:.2f} ms/token · {rec['tokens_per_s']:.1f} tokens/s"
         parts.append(f"<p>{_e(line)}</p>\n")
     parts.append(f"<pre>{_e(ascii_bar(rec))}</pre>\n")
+    parts.append(_load_steps_table(rec))
     parts.append(_reported_table(rec))
     parts.append(_diagnosis(rec))
     notes = [f"marker never seen: {m['field'][8:]}: {m['reason']}" for m in rec.get("missing", [])

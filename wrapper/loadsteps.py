@@ -50,6 +50,7 @@ WAIT_DISK_MIB_S = 5.0
 UPLOAD_MIB = 256.0  # VRAM growing by at least this, at UPLOAD_MIB_S, is an upload to the GPU
 UPLOAD_MIB_S = 200.0
 GPU_BUSY_PCT = 40.0
+KERNEL_IO_SHARE = 0.5  # a reading step whose CPU time is at least this much kernel time is in the I/O path
 CPU_MIN_S = 0.1  # CPU time counts in 10 ms ticks: shorter steps can't tell busy from idle
 
 
@@ -259,8 +260,10 @@ class _Series:
                 return src, found
         return None, []
 
-    def change(self, metric: str, sources: tuple, start: int, end: int, slack_ns: int) -> Optional[float]:
-        """Sum over devices of (reading standing for ``end`` − reading standing for ``start``)."""
+    def change(self, metric: str, sources: tuple, start: int, end: int, slack_ns: int,
+               zero_at_start: bool = False) -> Optional[float]:
+        """Sum over devices of (reading standing for ``end`` − reading standing for ``start``); with
+        ``zero_at_start`` the start's reading is 0 (a process tree's counters at launch: they start at fork)."""
         _, found = self.pick(metric, sources)
         if not found:
             return None
@@ -269,19 +272,21 @@ class _Series:
             i_end = reading_index(times, end, slack_ns)
             if i_end is None:
                 return None
-            i_start = reading_index(times, start, slack_ns)
-            total += values[i_end] - (values[i_start] if i_start is not None else values[0])
+            i_start = None if zero_at_start else reading_index(times, start, slack_ns)
+            total += values[i_end] - (0.0 if zero_at_start else values[i_start] if i_start is not None else values[0])
         return total
 
-    def between(self, metric: str, sources: tuple, start: int, end: int, slack_ns: int) -> Optional[list]:
-        """Readings after the one standing for ``start`` up to the one standing for ``end``."""
+    def between(self, metric: str, sources: tuple, start: int, end: int, slack_ns: int,
+                from_first: bool = False) -> Optional[list]:
+        """Readings after the one standing for ``start`` (all of them with ``from_first``) up to the one
+        standing for ``end``."""
         _, found = self.pick(metric, sources)
         if not found:
             return None
         out = []
         for times, values in found:
             i_end = reading_index(times, end, slack_ns)
-            i_start = reading_index(times, start, slack_ns)
+            i_start = None if from_first else reading_index(times, start, slack_ns)
             if i_end is None:
                 continue
             out += values[(i_start if i_start is not None else -1) + 1:i_end + 1]
@@ -292,8 +297,10 @@ def _r(x: Optional[float], nd: int = 3) -> Optional[float]:
     return None if x is None else round(x, nd)
 
 
-def figures(steps: Sequence[Step], samples: Sequence[Sample], infos: Sequence[dict]) -> list[dict]:
-    """Per step: the phase aggregates over its window plus exact counter differences at its bounds."""
+def figures(steps: Sequence[Step], samples: Sequence[Sample], infos: Sequence[dict], t0_ns: int) -> list[dict]:
+    """Per step: the phase aggregates over its window plus exact counter differences at its bounds. The
+    ``psutil`` counters of the child's tree are 0 at launch (they start at fork): the first step counts from 0,
+    not from the sampler's first reading."""
     windows = {str(i): (s.start_ns, s.end_ns) for i, s in enumerate(steps)}
     agg = aggregate(samples, windows, infos)
     series = _Series(samples)
@@ -307,23 +314,29 @@ def figures(steps: Sequence[Step], samples: Sequence[Sample], infos: Sequence[di
         a = agg[str(i)]
         dur_s = step.dur_ns / 1e9
         slack = boundary_slack.get(cpu_src or "", 0)
-        cpu_s = series.change("cpu_s_total", ("psutil",), step.start_ns, step.end_ns, slack)
+        launch = step.start_ns == t0_ns and cpu_src == "psutil"
+        span = (step.start_ns, step.end_ns, slack, launch)
+        cpu_s = series.change("cpu_s_total", ("psutil",), *span)
+        sys_s = series.change("cpu_sys_s_total", ("psutil",), *span)
+        read_b = series.change("disk_read_bytes_total", (cpu_src,), *span) if cpu_src else None
+        faults = series.change("major_faults_total", (cpu_src,), *span) if cpu_src else None
         # Boundary readings: each covers the time since the one before; a merged step takes the largest one
         # (a lower bound when another thread was busiest in another piece).
-        busiest_each = series.between("busiest_thread_cpu_s", ("psutil",), step.start_ns, step.end_ns, slack)
+        busiest_each = series.between("busiest_thread_cpu_s", ("psutil",), *span)
         busiest_pct = (max(busiest_each) / dur_s * 100 if busiest_each and dur_s > 0
                        else a["cpu_busiest_thread_pct_max"])
-        demand_each = series.between("busiest_thread_demand_s", ("psutil",), step.start_ns, step.end_ns, slack)
+        demand_each = series.between("busiest_thread_demand_s", ("psutil",), *span)
         demand_pct = max(demand_each) / dur_s * 100 if demand_each and dur_s > 0 else None
         cpu_pct = cpu_s / dur_s * 100 if cpu_s is not None and dur_s > 0 else a["cpu_pct_mean"]
         rss = series.change("rss_mib", _CPU_SOURCES, step.start_ns, step.end_ns, 0)
         vram = series.change("vram_used_mib", _GPU_SOURCES, step.start_ns, step.end_ns, 0)
-        read = a["disk_read_mib"]
+        read = None if read_b is None else read_b / _MIB
         out.append({
             "disk_read_mib": _r(read),
             "disk_read_mib_s": _r(read / dur_s) if read is not None and dur_s > 0 else None,
-            "major_faults": a["major_faults"],
+            "major_faults": faults,
             "cpu_s": _r(cpu_s),
+            "cpu_kernel_share": _r(sys_s / cpu_s, 2) if sys_s is not None and cpu_s else None,
             "cpu_pct_mean": _r(cpu_pct, 1),
             "cpu_busiest_thread_pct": _r(busiest_pct, 1),
             "cpu_busiest_thread_demand_pct": _r(demand_pct, 1),
@@ -352,10 +365,13 @@ def classify(f: dict, dur_s: float) -> tuple[str, str]:
         parts.append(f"read {read:.1f} MiB at {rate:.0f} MiB/s")
     if faults is not None:
         parts.append(f"{faults:.0f} major faults")
+    kernel = f.get("cpu_kernel_share")
     if cpu is not None:
         thread_text = "" if busiest is None else f" (busiest thread {busiest:.0f} %" + (
             f", {demand:.0f} % with its wait for a CPU" if demand is not None and demand - busiest >= 10 else "") + ")"
-        parts.append(f"CPU {cpu:.0f} %{thread_text}")
+        reading = read is not None and read >= DISK_MIN_MIB
+        parts.append(f"CPU {cpu:.0f} %{thread_text}" + (f", {kernel:.0%} of it in the kernel"
+                                                           if reading and kernel is not None and cpu else ""))
     if vram is not None:
         parts.append(f"VRAM {vram:+.0f} MiB" + (f" at {vram_rate:.0f} MiB/s" if vram_rate is not None else ""))
     if util is not None:
@@ -374,7 +390,11 @@ def classify(f: dict, dur_s: float) -> tuple[str, str]:
     pegged = thread is not None and thread >= PEGGED_CORE
     disk = (read is not None and read >= DISK_MIN_MIB and rate >= DISK_MIB_S) or (
         read is None and faults is not None and dur_s > 0 and faults / dur_s >= FAULTS_PER_S)
-    if disk and not pegged:
+    # Reading from disk with no thread running most of the step, or with the CPU time mostly in the kernel (the
+    # I/O path itself: block layer, page cache, copies): the reads bound it. A thread busy in user space while
+    # reading (decompressing, converting) is CPU-bound.
+    if disk and (not (busiest is not None and busiest / 100 >= PEGGED_CORE)
+                 or (kernel is not None and kernel >= KERNEL_IO_SHARE)):
         return "disk", evidence
     if vram is not None and vram >= UPLOAD_MIB and (vram_rate or 0) >= UPLOAD_MIB_S and (util is None or util < GPU_BUSY_PCT):
         return "gpu-upload", evidence
@@ -407,7 +427,7 @@ def load_steps(chunks: Sequence[Chunk], markers: Mapping[str, Marker], t0_ns: in
         return None, "the ready marker came at launch: no load window"
     bounds, rule = boundaries(lines_of(chunks), markers, profile_steps, t0_ns, ready)
     steps = merge_short(cut(bounds, t0_ns), load_ns)
-    figs = figures(steps, samples, infos)
+    figs = figures(steps, samples, infos, t0_ns)
     out = []
     for step, fig in zip(steps, figs):
         dur_s = step.dur_ns / 1e9
@@ -465,3 +485,61 @@ def summary_line(record: dict, n: int = 3) -> Optional[str]:
     top = largest(steps, n)
     listed = " · ".join(f"'{s['name']}' {s['dur_s']:.2f} s {s['kind']}" for s in top)
     return f"load steps (largest {len(top)} of {len(steps)}): {listed}"
+
+
+def find(steps: Optional[Sequence[dict]], name: str) -> Optional[dict]:
+    """The step called ``name``, or the one it was merged into (a step too short in this run); None if absent."""
+    for step in steps or []:
+        if step["name"] == name or name in step.get("merged", ()):
+            return step
+    return None
+
+
+def _step_names(records: Sequence[dict]) -> list[str]:
+    return list(dict.fromkeys(s["name"] for r in records for s in r.get("load_steps") or []))
+
+
+def compare_steps(base: Sequence[dict], cand: Sequence[dict]) -> list[dict]:
+    """Base vs candidate load steps matched by name (a step merged away in a run is found in the one that took
+    it), largest move first: ``{name, base_median_s, base_n, cand_median_s, cand_n, diff_s, base_kind,
+    cand_kind, base_disk_read_mib, cand_disk_read_mib, verdict}``."""
+    from . import stats
+
+    rows = []
+    for name in dict.fromkeys(_step_names(base) + _step_names(cand)):
+        sides = {}
+        for side, records in (("base", base), ("cand", cand)):
+            found = [find(r.get("load_steps"), name) for r in records]
+            found = [s for s in found if s is not None]
+            kinds = [s["kind"] for s in found]
+            sides[side] = (
+                [s["dur_s"] for s in found],
+                max(dict.fromkeys(kinds), key=kinds.count) if kinds else None,
+                stats.median([(s.get("resources") or {}).get("disk_read_mib") for s in found]),
+            )
+        (b, bk, br), (c, ck, cr) = sides["base"], sides["cand"]
+        bm, cm = stats.median(b), stats.median(c)
+        rows.append({"name": name, "base_median_s": bm, "base_n": len(b), "cand_median_s": cm, "cand_n": len(c),
+                     "diff_s": None if bm is None or cm is None else round(cm - bm, 6),
+                     "base_kind": bk, "cand_kind": ck, "base_disk_read_mib": br, "cand_disk_read_mib": cr,
+                     "verdict": stats.differs(b, c)})
+    return sorted(rows, key=lambda r: -abs(r["diff_s"] or 0))
+
+
+def compare_lines(rows: Sequence[dict]) -> list[str]:
+    """Text lines for ``compare_steps``: which step moved, its kind on each side."""
+    if not rows:
+        return []
+    out = ["load steps (matched by name; largest move first):"]
+    for r in rows:
+        def side(median, kind, read):
+            if median is None:
+                return "absent"
+            return f"{median:.3f} s {kind}" + ("" if read is None else f", read {read:.0f} MiB")
+
+        diff = "n/a" if r["diff_s"] is None else f"{r['diff_s']:+.3f} s"
+        noise = r["verdict"]
+        word = "" if noise["beyond_noise"] is None else (" beyond noise" if noise["beyond_noise"] else " within noise")
+        out.append(f"  '{r['name']}': {side(r['base_median_s'], r['base_kind'], r['base_disk_read_mib'])} → "
+                   f"{side(r['cand_median_s'], r['cand_kind'], r['cand_disk_read_mib'])} ({diff}{word})")
+    return out

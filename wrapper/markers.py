@@ -76,7 +76,12 @@ class EchoFilter:
     """
 
     def __init__(self, candidates: Iterable[str]) -> None:
-        self._candidates = [_SPACE.sub("", c) for c in candidates if _SPACE.sub("", c)]
+        kept = [c for c in candidates if _SPACE.sub("", c)]
+        self._candidates = [_SPACE.sub("", c) for c in kept]
+        # A prompt that ends in whitespace is echoed with it (`-p "Tell me a story "` → ' Tell me a story '):
+        # whitespace right after such an echo is still echo, not the first token.
+        self._trailing_space = [c[-1:].isspace() for c in kept]
+        self._skip_space = False
         self._pos = [0] * len(self._candidates)
         self._done = not self._candidates
 
@@ -85,6 +90,10 @@ class EchoFilter:
         return self._done
 
     def feed(self, text: str) -> str:
+        if self._skip_space:
+            rest = text.lstrip()
+            self._skip_space = not rest
+            return rest
         if self._done:
             return text
         for i, ch in enumerate(text):
@@ -100,6 +109,9 @@ class EchoFilter:
                     alive = True
                     if pos + 1 == len(cand):
                         self._done = True
+                        if self._trailing_space[k]:
+                            self._skip_space = True
+                            return self.feed(text[i + 1:])
                         return text[i + 1:]
                 else:
                     self._pos[k] = -1
@@ -150,6 +162,7 @@ class PhaseTracker:
         self.token_chunks = 0
         self.token_bytes = 0
         self.last_token: Optional[Marker] = None
+        self._last_token_data = b""
         self.gap_stamps = GapStamps()  # every token-stream read from the first token: the decode gaps
         self.think = ThinkTracker(tokens.think_tags)  # a reasoning model's thinking → answer boundary
         self._counting = False
@@ -241,6 +254,7 @@ class PhaseTracker:
         self._blank_chunks = 0
         self.token_bytes = 0
         self.last_token = None
+        self._last_token_data = b""
         self.gap_stamps.clear()
         self.found.pop("first_answer_token", None)
         self.think = ThinkTracker(self._tokens.think_tags)
@@ -305,24 +319,30 @@ class PhaseTracker:
         self._blank_chunks = 0
         self.token_bytes += len(chunk.data)
         self.last_token = Marker("last_token", chunk.t_ns, chunk.stream, "")
+        self._last_token_data = chunk.data  # its text is decoded once, in markers(), off the hot path
 
     @property
     def settled(self) -> bool:
         """True once every marker is found and each further chunk would only count as a token."""
         return not self._pending and self._counting and self._tokens.end is None and not self._ended
 
-    def fast_forward(self, chunks: int, last_t_ns: Optional[int]) -> None:
-        """Count ``chunks`` more token chunks ending at ``last_t_ns`` without reading them (analyze, settled)."""
+    def fast_forward(self, chunks: int, last_t_ns: Optional[int], last_data: bytes = b"") -> None:
+        """Count ``chunks`` more token chunks ending at ``last_t_ns`` (whose bytes were ``last_data``) without
+        reading them (analyze, settled)."""
         if chunks and last_t_ns is not None:
             self.gap_stamps.complete = False
             self.token_chunks += chunks
             self.last_token = Marker("last_token", last_t_ns, self._tokens.stream, "")
+            self._last_token_data = last_data
 
     def markers(self) -> dict[str, Marker]:
         """All markers found so far, ``last_token`` included."""
         out = dict(self.found)
         if self.last_token is not None:
-            out["last_token"] = self.last_token
+            text = self.last_token.text
+            if not text and self._last_token_data:
+                text = _trim(self._last_token_data.decode("utf-8", "replace"))
+            out["last_token"] = Marker("last_token", self.last_token.t_ns, self.last_token.stream, text)
         return out
 
     def pending(self) -> list[MarkerSpec]:

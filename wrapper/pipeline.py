@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from . import profiles as _profiles
 from .events import Chunk, Marker, RunEnd, RunStart, RunWarning
-from .gaps import GapStamps
+from .gaps import GapStamps, stall_windows
 from .loadsteps import LoadWatcher, load_steps
 from .reasoning import Boundary
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
@@ -193,10 +193,13 @@ def apply_stream(facts: RunFacts, stream) -> None:
                   else "the request did not finish before the server exited")
         facts.warnings.append(RunWarning("request", f"--request: {reason}"))
         facts.token_stream_problem = f"no --request result: {reason}"
+        _request_failed(facts)
         return
     if stream.error:
         facts.warnings.append(RunWarning("request", f"--request: {stream.error}"))
         facts.token_stream_problem = f"the --request failed: {stream.error}"
+        if stream.t_first_content_ns is None:
+            _request_failed(facts)
     for name, t_ns in (("request_sent", stream.t_sent_ns), ("first_token", stream.t_first_content_ns),
                        ("first_answer_token", stream.t_first_answer_ns), ("last_token", stream.t_last_content_ns)):
         if t_ns is not None:
@@ -212,12 +215,25 @@ def apply_stream(facts: RunFacts, stream) -> None:
         facts.reported_output_offset = 0
 
 
+def _request_failed(facts: RunFacts) -> None:
+    """The server ran, but the request it was started for got no answer: the run did not do its job."""
+    if facts.status == "ok":
+        facts.status = "failed"
+
+
 def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker, reported: list, run_id: str,
                start: RunStart, end: RunEnd, warnings: Sequence[RunWarning] = ()) -> RunFacts:
     """The pieces of a run as RunFacts, whatever produced them. ``warnings``: the source's own (a live run's
     leftover processes, a capture cut short); the command line's and the token stream's are added here."""
     cfg = prep.config
-    found = list(prep.warnings)
+    # A command-line guess that the run proved wrong (llama-cli "sees no tokens", yet tokens were read) goes.
+    found = [w for w in prep.warnings
+             if not (tracker.token_chunks and w.text in _profiles.NO_TOKENS_WARNINGS)]
+    ready_spec, pending = prep.ready, tracker.pending()
+    if prep.ready_optional and "ready" not in tracker.found:
+        # --profile auto watched for every known framework's ready line and saw none: the run is the generic
+        # profile's, which has no ready marker (not "the union of other frameworks' regexes never appeared").
+        ready_spec, pending = None, [spec for spec in pending if spec.name != "ready"]
     if prep.tokens.stream != HTTP and tracker.stream_bytes.get(prep.tokens.stream, 0) == 0 and end.status == "ok":
         found.append(RunWarning("no_token_output", f"no output at all on the token stream ({prep.tokens.stream}); "
                                 "if the framework was told to be silent (llama.cpp --log-disable also hides the "
@@ -232,9 +248,9 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
         exit_code=end.exit_code,
         status=end.status,
         markers=tracker.markers(),
-        ready_spec=prep.ready,
+        ready_spec=ready_spec,
         first_token_spec=prep.tokens.first_token,
-        pending=tracker.pending(),
+        pending=pending,
         token_stream=prep.tokens.stream,
         token_chunks=tracker.token_chunks,
         gap_stamps=tracker.gap_stamps,
@@ -264,7 +280,16 @@ def finish(facts: RunFacts, samples: Sequence = (), infos: Sequence = (),
     from .aggregate import aggregate
 
     samples, infos = list(samples), list(infos)
-    facts.resources = aggregate(samples, phase_windows(facts.markers, facts.t0_ns, facts.end_ns), infos)
+    windows = phase_windows(facts.markers, facts.t0_ns, facts.end_ns)
+    stalls = []
+    last = facts.markers.get("last_token")
+    if samples and facts.gap_stamps is not None and facts.gap_stamps.complete:
+        # what the samplers saw during each listed stall (GPU idle? CPU busy? disk reads?), quoted beside it
+        stalls = stall_windows(facts.gap_stamps.stamps, None if last is None else last.t_ns)
+        windows.update({("stall", i): window for i, window in enumerate(stalls)})
+    resources = aggregate(samples, windows, infos)
+    facts.stall_resources = [resources.pop(("stall", i)) for i in range(len(stalls))]
+    facts.resources = resources
     if watcher is None:
         facts.load_steps_reason = "no ready marker: the load window has no end"
     else:

@@ -13,6 +13,11 @@ from .events import ERR, OUT
 from .markers import ANY
 
 
+LLAMA_CLI_NO_TOKENS = ("llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
+                       "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)")
+# Command-line warnings that say tokens will be invisible: dropped from a record that did read tokens.
+NO_TOKENS_WARNINGS = frozenset({LLAMA_CLI_NO_TOKENS})
+
 @dataclass(frozen=True)
 class Profile:
     """What phasewrap knows about one framework's console behaviour.
@@ -63,16 +68,17 @@ class Profile:
     load_steps: tuple[tuple[str, Optional[str]], ...] = ()
 
 
-# Load steps, from the frameworks' real logs. llama.cpp at its default verbosity prints only "backend init",
-# "load the model …" and, once the model, its context and the warm-up run are done, "threadpool init"; with -v
-# (or older builds) the tensor, context and warm-up lines split "model load" further.
+# Load steps, from the frameworks' real logs and llama.cpp's source (common/common.cpp, tools/completion). At its
+# default verbosity llama.cpp prints "backend init", "load the model …", then "threadpool init" once the model
+# and its context (KV cache) exist; the warm-up run follows (its own line is trace-level) and "system_info" comes
+# after it. With -v, or in older builds, the tensor and context lines split "model load" further.
 LLAMA_STEPS = (
     ("start-up", r"llama backend init|main: build = |\bbuild: \d+"),
     ("backend init", r"load the model and apply lora|llama_model_loader: loaded meta data"),
     ("model metadata", r"load_tensors: loading model tensors|llm_load_tensors:"),
     ("model load", r"llama_context: constructing|llama_new_context_with_model:|llama_init_from_model:|threadpool init"),
-    ("context + KV cache", r"warming up the model|threadpool init"),
-    ("warm-up", r"threadpool init"),
+    ("context + KV cache", r"threadpool init"),
+    ("warm-up", r"system_info:|warming up the model"),
     ("sampler setup", None),
 )
 LLAMA_SERVER_STEPS = (
@@ -168,8 +174,7 @@ PROFILES: dict[str, Profile] = {
                 (
                     r"llama-cli",
                     ("--simple-io",),
-                    "llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
-                    "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)",
+                    LLAMA_CLI_NO_TOKENS,
                 ),
             ),
         ),

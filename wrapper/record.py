@@ -58,6 +58,7 @@ class RunFacts:
     load_steps: Optional[list] = None  # the load window cut into steps (loadsteps.py)
     load_steps_reason: Optional[str] = None  # why load_steps is None
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
+    stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -83,6 +84,10 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
     def why_marker(name: str) -> str:
         if name in never:
             return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {never[name].stream}"
+        spec = {"ready": f.ready_spec, "first_token": f.first_token_spec}.get(name)
+        if spec is not None:  # a regex was given (or the profile has one) and it never matched
+            where = " after the ready marker" if name == "first_token" and f.ready_spec is not None else ""
+            return f"{name} marker /{spec.pattern.pattern}/ never appeared on {spec.stream}{where}"
         return f"no {name} marker: profile {f.profile!r} has none; pass --{name.replace('_', '-')} REGEX"
 
     if "ready" not in m:
@@ -183,6 +188,15 @@ def _phases(f: RunFacts, _rec: dict) -> dict:
         "total_s": None if f.end_ns is None else round((f.end_ns - f.t0_ns) / 1e9, 6),
     }
     missing = _missing_reasons(f)
+    ready, first = m.get("ready"), m.get("first_token")
+    if ready is not None and first is not None and ready.t_ns == first.t_ns and ready.stream == first.stream:
+        # Both markers in one read: the time between them passed inside the child, out of sight. Not 0.
+        phases["ttft_s"] = None
+        reported_ms = (f.reported or {}).get("prompt_eval_ms")
+        beside = (f"; the framework reports prompt eval {reported_ms:g} ms (reported.prompt_eval_ms)"
+                  if reported_ms is not None else "")
+        missing.append({"field": "ttft_s", "reason": "the ready line and the first token arrived in the same read, "
+                        f"so the time between them can't be measured from the output{beside}"})
     if phases["ttft_s"] is not None and phases["ttft_s"] < 0:
         phases["ttft_s"] = None
         missing.append({"field": "ttft_s", "reason": "the first token was read before the ready line (the "
@@ -220,7 +234,7 @@ def _decode_gaps(f: RunFacts, rec: dict) -> dict:
     else:
         counted = tokens["output"] if tokens["source"] not in (None, "chunks") else None
         gaps = decode_gaps(kept.stamps, None if last is None else last.t_ns, f.t0_ns, counted_tokens=counted,
-                           texts=kept.texts)
+                           texts=kept.texts, seen=f.stall_resources)
         reason = gaps.pop("reason")
         out.update(gaps)
     if reason is not None:
@@ -330,3 +344,14 @@ def dominant_phase(record: dict) -> Optional[tuple[str, float]]:
         return None
     name, value = max(known, key=lambda kv: kv[1])
     return name, value / total
+
+
+def unmeasured_share(record: dict) -> Optional[float]:
+    """The share of total_s in no measured phase (load, ttft, decode missing or not covering the run);
+    None without a total."""
+    phases = record["phases"]
+    total = phases.get("total_s")
+    if not total:
+        return None
+    measured = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
+    return max(0.0, 1.0 - measured / total)

@@ -49,6 +49,8 @@ def variants(command: Sequence[str], sweeps: Sequence[tuple[str, list]]) -> list
     names = [n for n, _ in sweeps]
     used = {m for arg in command for m in _PLACEHOLDER.findall(arg)}
     for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"-L {name}: given more than once; give all its values in one -L {name}=v1,v2,...")
         if name not in used:
             raise ValueError(f"-L {name}: the command has no {{{name}}} to substitute; write it where the value goes")
     out = []
@@ -139,6 +141,8 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
             records.append(record)
             on_record(record)
             status = result.exit_status
+            if status == 0 and record["status"] == "failed":  # e.g. a --request that got no answer
+                status = 1
             if record["status"] == "interrupted":
                 return records, status
     signals.take()

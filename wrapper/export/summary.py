@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import energy, gaps, loadsteps
-from ..record import dominant_phase
+from ..record import dominant_phase, unmeasured_share
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
 RESOURCE_COLUMNS = (
@@ -81,7 +81,12 @@ def render(record: dict) -> str:
         if line:
             lines.append(line)
     dom = dominant_phase(record)
-    if dom is not None:
+    unmeasured = unmeasured_share(record)
+    if unmeasured is not None and unmeasured > 0.5:
+        largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
+        lines.append(f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
+                     f"start-up before a marker, the time after the last token){largest}")
+    elif dom is not None:
         lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")
     bar = phase_bar(record)
     if bar:
@@ -115,13 +120,17 @@ def _group_key(record: dict, sweep_names: tuple) -> tuple:
 def render_runs(records: list, sweep_names: tuple = ()) -> str:
     """Repeated runs: one row per (sweep value, cache label), each phase as median [min–max] ± spread.
 
-    Warm-up runs are left out; runs with different cache labels are never pooled in one row.
+    Warm-up runs and runs that did not end `ok` (timeout, interrupted, failed, killed) are left out and named;
+    runs with different cache labels are never pooled in one row.
     """
     from tabulate import tabulate
 
     from ..stats import first_run_slow, outliers, summarize
 
-    measured = [r for r in records if not r.get("warmup")]
+    recorded = [r for r in records if not r.get("warmup")]
+    # Only runs that ended on their own enter the statistics: a timed-out or interrupted run's phases are cut.
+    measured = [r for r in recorded if r.get("status") == "ok"]
+    left_out = [r for r in recorded if r.get("status") != "ok"]
     groups: dict = {}
     for record in measured:
         groups.setdefault(_group_key(record, sweep_names), []).append(record)
@@ -146,8 +155,11 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         row.append("n/a" if tokens["median"] is None else f"{tokens['median']:.2f}")
         rows.append(row)
     headers = list(sweep_names) + ["cache", "n"] + [f"{n} s median [min–max]" for n, _ in MULTI_PHASES] + ["ms/token"]
-    warmups = len(records) - len(measured)
+    warmups = len(records) - len(recorded)
     head = f"phasewrap: {len(measured)} measured run(s)" + (f", {warmups} warm-up(s) not counted" if warmups else "")
+    if left_out:
+        named = ", ".join(f"{r['run_id']} ({r.get('status')})" for r in left_out)
+        head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
     return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes) + "\n"
 
 

@@ -25,6 +25,7 @@ LINE_STYLES = ("-", "--", ":", "-.")
 TITLE_CHARS = 70  # what fits left of the phase legend at the top
 ROW_NOTE_CHARS = 100  # what fits right of a row's label
 CEILING_FAR = 2.5  # a ceiling this many times above the data's peak goes off scale, named in its legend
+STALL_COLOUR = "#e31a1c"  # stalls on the token ticks
 
 
 class PlotUnavailable(UsageError, RuntimeError):
@@ -75,10 +76,15 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
         text = f"{label} {end - start:.2f} s"
         if (end - start) / x_max > 0.007 * len(text):  # only where the words fit inside the band
             ax.text((start + end) / 2, 0.55, text, ha="center", va="center", fontsize=8, parse_math=False)
+    _draw_load_steps(ax, view, x_max)
     unmeasured = "; ".join(view.unmeasured())
     if unmeasured:
         ax.set_title(_cut(unmeasured, ROW_NOTE_CHARS), loc="right", fontsize=7, color="#555555", parse_math=False,
                      pad=3)
+    stalls = view.stalls_s()
+    if stalls:  # on the token ticks: where no token came for ≥ max(5 × the median gap, 50 ms)
+        ax.broken_barh([(start, end - start) for start, end in stalls], (0.02, 0.32), facecolors=STALL_COLOUR,
+                       alpha=0.6, gid="stalls")
     ticks = view.token_times_s()
     if ticks:
         ax.vlines(ticks, 0.04, 0.32, color="black", lw=0.6)
@@ -92,6 +98,21 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
         ax.axvline(t_s, color="#444444", lw=0.9, ls="--")
         ax.text(t_s, 0.97, f" {name}", fontsize=7, va="top", ha="left", color="#333333", parse_math=False,
                 bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 0.5})
+
+
+# Load steps: a strip along the top of the load band, one colour per kind.
+STEP_KIND_COLOURS = {"disk": "#8c564b", "cpu-single": "#d62728", "cpu-multi": "#ff9896", "gpu-upload": "#9467bd",
+                     "gpu-compute": "#2ca02c", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+
+
+def _draw_load_steps(ax, view: RunView, x_max: float) -> None:
+    for name, kind, start, end in view.load_steps():
+        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, "#f7f7f7"),
+                       edgecolor="black", lw=0.4)
+        text = f"{name} ({kind})"
+        if (end - start) / x_max > 0.006 * len(text):  # label only where it fits
+            ax.text((start + end) / 2, 0.89, text, ha="center", va="center", fontsize=6, parse_math=False,
+                    color="white" if kind in ("disk", "cpu-single", "gpu-upload") else "black")
 
 
 def _shade_phases(ax, view: RunView, colour: Optional[str]) -> None:
@@ -174,6 +195,7 @@ def _timeline_figure(views: list[RunView]):
         ax.tick_params(axis="x", labelbottom=ax is axes[-1], labelsize=7)
     legend = [Patch(color=c, label=label) for _k, label, _s, _e, c in PHASE_BANDS]
     legend += [Line2D([], [], color="black", lw=0.6, marker="|", ls="", markersize=8, label="token"),
+               Patch(color=STALL_COLOUR, alpha=0.6, label="stall"),
                Line2D([], [], color="black", lw=1.2, label="exit"),
                Line2D([], [], color="#444444", lw=0.9, ls="--", label="mark")]
     fig.legend(handles=legend, loc="outside upper right", ncols=len(legend), fontsize=7, frameon=False)

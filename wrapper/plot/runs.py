@@ -76,6 +76,10 @@ class RunView:
                 out.append(t)
         return out
 
+    def stalls_s(self) -> list[tuple[float, float]]:
+        """(start s, end s) of each stall the record lists: the gap before the read that ended it."""
+        return [(s["t_s"] - s["gap_ms"] / 1000, s["t_s"]) for s in (self.record or {}).get("stalls") or []]
+
     def bands(self) -> list[tuple[str, str, float, float, str]]:
         """(phase key, label, start s, end s, colour) of each phase the record measured, in run order."""
         out = []
@@ -93,6 +97,11 @@ class RunView:
         reasons = {m.get("field"): m.get("reason") for m in self.record.get("missing", [])}
         return [f"{label} n/a ({reasons.get(key) or 'not measured'})"
                 for key, label, *_ in PHASE_BANDS if self.phase_s(key) is None]
+
+    def load_steps(self) -> list[tuple[str, str, float, float]]:
+        """(name, kind, start s, end s) of each load step the record has."""
+        return [(st["name"], st["kind"], st["start_s"], st["end_s"])
+                for st in (self.record or {}).get("load_steps") or []]
 
     def custom_markers(self) -> list[tuple[str, float, str]]:
         """(name, t_s, text) of every named mark other than ready / first_token / last_token."""

@@ -123,7 +123,7 @@ class _TreeScan:
 class _Tracked:
     """One process of the tree: its open /proc files and what we last read of it."""
 
-    __slots__ = ("pid", "ppid", "stat_fd", "io_fd", "task_path", "cpu_ticks", "ticks_now", "majflt", "read_bytes",
+    __slots__ = ("pid", "ppid", "stat_fd", "io_fd", "task_path", "cpu_ticks", "ticks_now", "sys_ticks_now", "majflt", "read_bytes",
                  "write_bytes", "thread_ticks", "boundary_sched")
 
     def __init__(self, proc_root: str, pid: int):
@@ -138,6 +138,7 @@ class _Tracked:
         self.task_path = f"{proc_root}/{pid}/task"
         self.cpu_ticks: Optional[int] = None  # at the last tick (for cpu_pct)
         self.ticks_now = 0  # at the last reading of any kind (for cpu_s_total)
+        self.sys_ticks_now = 0  # its kernel part (stime)
         self.majflt = 0
         self.read_bytes: Optional[int] = None
         self.write_bytes: Optional[int] = None
@@ -153,8 +154,8 @@ class _Tracked:
 class ProcSampler(ThreadedSampler):
     """The child's process tree; values: ``cpu_pct`` (may exceed 100),
     ``busiest_thread_pct``, ``rss_mib``, ``disk_read_bytes_total``, ``disk_write_bytes_total``,
-    ``major_faults_total``, ``cpu_s_total`` (CPU seconds of the tree since launch), ``nprocs``; device
-    ``proc``. Right after each ``notify()`` it reads the counters once more (a sample holding the four
+    ``major_faults_total``, ``cpu_s_total`` (CPU seconds of the tree since launch), ``cpu_sys_s_total`` (the part in the kernel), ``nprocs``; device
+    ``proc``. Right after each ``notify()`` it reads the counters once more (a sample holding the five
     ``*_total`` values, ``busiest_thread_cpu_s`` and ``busiest_thread_demand_s``: the most seconds one thread
     ran, and ran or waited to run, since the previous boundary reading, from schedstat), so phases and load
     steps split them at the boundary rather than at the tick before it."""
@@ -181,6 +182,7 @@ class ProcSampler(ThreadedSampler):
         self._tracked: dict[int, _Tracked] = {}
         self._gone_majflt = 0
         self._gone_ticks = 0
+        self._gone_sys_ticks = 0
         self._gone_read = 0
         self._gone_write = 0
         self._last_totals: dict[str, int] = {}
@@ -282,6 +284,7 @@ class ProcSampler(ThreadedSampler):
             fields = _stat_fields(stat)
             ticks = int(fields[_UTIME]) + int(fields[_STIME])
             tr.ticks_now = ticks
+            tr.sys_ticks_now = int(fields[_STIME])
             if with_cpu:
                 if tr.cpu_ticks is not None:
                     cpu_ticks += ticks - tr.cpu_ticks
@@ -298,7 +301,8 @@ class ProcSampler(ThreadedSampler):
         """The cumulative counters over live and exited processes; ``None`` where some process's are unreadable."""
         live = self._tracked.values()
         totals = {"major_faults_total": self._gone_majflt + sum(tr.majflt for tr in live),
-                  "cpu_ticks_total": self._gone_ticks + sum(tr.ticks_now for tr in live)}
+                  "cpu_ticks_total": self._gone_ticks + sum(tr.ticks_now for tr in live),
+                  "sys_ticks_total": self._gone_sys_ticks + sum(tr.sys_ticks_now for tr in live)}
         if all(tr.read_bytes is not None for tr in live):
             totals["disk_read_bytes_total"] = self._gone_read + sum(tr.read_bytes for tr in live)
             totals["disk_write_bytes_total"] = self._gone_write + sum(tr.write_bytes for tr in live)
@@ -308,8 +312,9 @@ class ProcSampler(ThreadedSampler):
             self._last_totals[key] = max(total, self._last_totals.get(key, 0))
         out: dict[str, Optional[float]] = dict.fromkeys(
             ("disk_read_bytes_total", "disk_write_bytes_total", "major_faults_total"))
-        out.update((key, float(self._last_totals[key])) for key in totals if key != "cpu_ticks_total")
+        out.update((key, float(self._last_totals[key])) for key in totals if not key.endswith("_ticks_total"))
         out["cpu_s_total"] = self._last_totals["cpu_ticks_total"] / self._clk_tck
+        out["cpu_sys_s_total"] = self._last_totals["sys_ticks_total"] / self._clk_tck
         return out
 
     def _read_io(self, tr: _Tracked) -> None:
@@ -350,6 +355,7 @@ class ProcSampler(ThreadedSampler):
         tr.close()
         self._gone_majflt += tr.majflt
         self._gone_ticks += tr.ticks_now
+        self._gone_sys_ticks += tr.sys_ticks_now
         if tr.ppid not in self._tracked:  # reaped outside the tree: its bytes would be lost
             self._gone_read += tr.read_bytes or 0
             self._gone_write += tr.write_bytes or 0
