@@ -10,6 +10,27 @@ import psutil
 from .conftest import PHASEWRAP, STANDIN, read_jsonl, run_phasewrap
 
 
+def _poll(condition, timeout_s: float, every_s: float = 0.02) -> bool:
+    """True as soon as ``condition()`` holds; False if it still doesn't after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every_s)
+    return True
+
+
+def _standin_children(pid: int) -> list:
+    found = []
+    for child in psutil.Process(pid).children():
+        try:
+            if any("standin.py" in arg for arg in child.cmdline()):
+                found.append(child.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
 def _alive(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
@@ -58,8 +79,8 @@ def test_grandchild_holding_pipes_does_not_hang_the_run(tmp):
     assert rec["status"] == "ok"
     assert "drain_timeout" in [w["kind"] for w in rec["warning_details"]]
     assert any("kept its output open" in w for w in rec["warnings"])
-    time.sleep(0.2)
-    assert not _alive(int(pidfile.read_text()))
+    grandchild = int(pidfile.read_text())
+    assert _poll(lambda: not _alive(grandchild), 5), f"grandchild {grandchild} still alive"
 
 
 def test_stdout_closed_early_keeps_running_and_writes_record(tmp):
@@ -113,10 +134,9 @@ def test_sigterm_during_repeated_runs_keeps_finished_runs(tmp):
     pw = subprocess.Popen(PHASEWRAP + ["run", "-n", "5", "--quiet", "--format", "none", "--jsonl", str(log), "--",
                                        *STANDIN, "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "3",
                                        "--interval-s", "0.3"], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 2):
-        time.sleep(0.05)
-    time.sleep(0.3)  # the third run is under way
+    assert _poll(lambda: log.exists() and len(log.read_text().splitlines()) >= 2, 20)
+    # the second record is written after its child exited: a stand-in child now is the third run's
+    assert _poll(lambda: _standin_children(pw.pid), 20)
     pw.send_signal(signal.SIGTERM)
     pw.communicate(timeout=30)
     records = read_jsonl(log)

@@ -179,3 +179,20 @@ def test_mlx_lm_cache_memory_line():
     assert (r["prompt_tokens"], r["prompt_tps"], r["eval_tokens"], r["eval_tps"], r["peak_memory_gb"]) == (
         32188, 424.646, 892, 32.211, 11.496)
     assert r["extra"] == {"cache_memory_gb": 4.034}
+
+
+def test_serving_benchmark_report_is_vllms_unless_it_names_the_sglang_backend():
+    v = only("vllm__2025-02-benchmark-serving-result-ttft-tpot-itl.log", "vllm")
+    assert v["extra"]["serving_benchmark"]["mean_ttft_ms"] == 249.49
+    assert v["extra"]["serving_benchmark"]["successful_requests"] == 772
+    assert len(v["extra"]["serving_benchmark"]) == 16
+    s = only("sglang__2025-08-bench-serving-sglang-oai-e2e-ttft-itl-padded-values.log", "sglang")
+    bench = s["extra"]["serving_benchmark"]
+    assert (bench["backend"], bench["traffic_request_rate"], bench["p95_itl_ms"]) == ("sglang-oai", "inf", 8.66)
+    assert all(s[k] is None for k in TIMINGS)  # aggregates over the whole test, not one run
+
+
+def test_sglang_bench_one_batch_warmup_and_benchmark_are_two_runs():
+    warm, bench = parse("sglang__2026-bench-one-batch-mlx-warmup-then-benchmark.log")
+    assert (warm["prompt_eval_ms"], warm["prompt_tps"], warm["total_ms"]) == (22.65, 2648.96, 76.0)
+    assert bench["extra"] == {"decode_median_latency_ms": 5.72, "decode_median_tps": 174.85, "total_tps": 1122.76}

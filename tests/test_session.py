@@ -4,6 +4,8 @@ import os
 
 import pytest
 
+from wrapper.env import args_sha256
+
 from .conftest import STANDIN, read_jsonl, run_phasewrap
 
 MIB = 1 << 20
@@ -57,17 +59,20 @@ def test_warmup_runs_are_recorded_but_not_counted(tmp):
 
 def test_compare_names_every_difference_and_warns(tmp):
     base, cand = tmp / "base.jsonl", tmp / "cand.jsonl"
-    for path, tag, tokens in ((base, "quant=Q8_0", "4"), (cand, "quant=Q4_K_M", "8")):
+    base_args, cand_args = ([*STANDIN, "--load-s", "0.02", "--ttft-s", "0.02", "--tokens", tokens, "--interval-s",
+                             "0.005"] for tokens in ("4", "8"))
+    for path, tag, args in ((base, "quant=Q8_0", base_args), (cand, "quant=Q4_K_M", cand_args)):
         assert run_phasewrap(["run", "-n", "2", "--quiet", "--format", "none", "--jsonl", str(path), "--tag", tag,
-                              "--", *STANDIN, "--load-s", "0.02", "--ttft-s", "0.02", "--tokens", tokens,
-                              "--interval-s", "0.005"]).returncode == 0
+                              "--", *args]).returncode == 0
     proc = run_phasewrap(["compare", str(base), str(cand), "--format", "json"])
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
-    differing = {c["condition"] for c in result["conditions"]}
-    assert "tag quant" in differing or "quant" in " ".join(differing)
-    assert any("argument" in c for c in differing)
-    assert any("change one thing at a time" in w for w in result["warnings"])
+    assert [(c["condition"], c["base"], c["cand"]) for c in result["conditions"]] == [
+        ("arguments", [f"sha256 {args_sha256(base_args)[:12]}"], [f"sha256 {args_sha256(cand_args)[:12]}"]),
+        ("tag quant", ["Q8_0"], ["Q4_K_M"])]
+    assert result["conditions"][0]["detail"] == ["--tokens: 4 → 8"]
+    assert result["warnings"][0] == ("change one thing at a time: 2 conditions differ: arguments, tag quant; "
+                                     "the difference can't be pinned on one")
     table = run_phasewrap(["compare", str(base), str(cand)]).stdout.decode()
     assert "decode_s" in table
 

@@ -14,6 +14,7 @@ Rows:
   as the kernel allows, so start-up costs dominate).
 - CPU: phasewrap's own CPU per second of child run time, samplers on/off: the slope between a 4 s and a
   16 s child (medians of 3; the child's own CPU subtracted), and the fixed start-up CPU separately.
+- /proc sampler: CPU per tick of the process-tree sampler following a child with 8 threads for 2 s.
 - start-up: `phasewrap run -- true` vs `true`, median wall; and vs `python3 -c pass` (the interpreter's own
   start-up), median of 7 alternated rounds, wall and CPU (user + sys: less sensitive to a loaded machine).
 - analyze: MB/s reading a large llama.cpp-style log (when `phasewrap analyze` exists).
@@ -177,6 +178,33 @@ def startup(rounds: int) -> tuple[float, float]:
     return statistics.median(bare), statistics.median(wrapped)
 
 
+THREADS_CHILD = r"""
+import threading, time
+stop = time.monotonic() + 2.0
+def spin():
+    while time.monotonic() < stop:
+        time.sleep(0.001)
+threads = [threading.Thread(target=spin) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+"""
+
+
+def proc_tick_cpu_us() -> float:
+    """The /proc sampler's mean CPU per tick (µs, its own thread's CPU time) beside a child with 8 threads."""
+    sys.path.insert(0, ROOT)
+    from wrapper.sampling import ProcSampler
+
+    sampler = ProcSampler(0.1)
+    child = subprocess.Popen([sys.executable, "-c", THREADS_CHILD])
+    sampler.start(child.pid)
+    child.wait()
+    sampler.stop()
+    return sampler.info()["tick_cpu_us_mean"]
+
+
 def startup_vs_python(rounds: int = 7) -> dict:
     """Median (wall s, CPU s) of `python3 -c pass` and of `phasewrap run -- true` (samplers at their
     defaults), alternated so both see the same load."""
@@ -260,6 +288,7 @@ def main() -> int:
         slope, fixed = own_cpu(samplers)
         rows.append([f"phasewrap CPU per child second, {label}",
                      f"{slope:.2f} % of one core (+ {fixed:.3f} s CPU once, at start-up)", "<= 2 %"])
+    rows.append(["/proc sampler: CPU per tick, child with 8 threads", f"{proc_tick_cpu_us():.0f} µs", "< 5000 µs"])
     bare, wrapped = startup(rounds * 2)
     rows.append(["start-up: run -- true vs true", f"{wrapped:.3f} s vs {bare:.3f} s (+{wrapped - bare:.3f} s)",
                  "<= 0.3 s"])

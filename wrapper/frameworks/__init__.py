@@ -53,8 +53,10 @@ FAMILIES = (
     Family("llama-bench", llama_bench.Parser, ("llama_bench",)),
     Family("llama.cpp", llama_cpp.Parser,
            ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
-    Family("vllm", vllm.Parser, ("vLLM",)),
+    # SGLang before vLLM: SGLang's own logs can carry vLLM's import-time lines, and the serving-benchmark report
+    # both print is SGLang's only when it names the sglang backend.
     Family("sglang", sglang.Parser, ("SGLang",)),
+    Family("vllm", vllm.Parser, ("vLLM",)),
     Family("tgi", tgi.Parser, ("text-generation-inference",)),
     Family("tensorrt-llm", tensorrt_llm.Parser, ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
     Family("mlx_lm", mlx_lm.Parser, ("mlx-lm", "mlx")),

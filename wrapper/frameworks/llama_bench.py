@@ -8,6 +8,9 @@ time per repetition (``avg_ns``): it becomes ``prompt_eval_ms``/``eval_ms`` (``t
 other markdown cells by header name as printed, or for CSV/JSON ``model``, ``backend``, ``ngl``, ``gpu_info``,
 ``test_time``, ``tensor_buft_overrides``, ``stddev_ms``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``.
 The version comes from the ``build: <commit> (<number>)`` line (markdown) or ``build_commit``/``build_number``.
+llama-batched-bench's table (``| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s |``)
+gives one dict per row: token counts, ``prompt_eval_ms``/``eval_ms``/``total_ms`` from the seconds, the rates,
+and ``extra`` ``test`` (``pp512+tg32x4``), ``batch``, ``n_kv``, ``total_tps``.
 """
 from __future__ import annotations
 
@@ -32,15 +35,18 @@ def _cells(text: str) -> list[str]:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("| model", "\u00b1", "build_commit", "build")
+    KEYS = ("| model", "\u00b1", "build_commit", "build", "S_PP t/s")
 
     def __init__(self) -> None:
         super().__init__()
         self._md_columns: list[str] | None = None
         self._csv_columns: list[str] | None = None
         self._json_lines: list[str] | None = None
+        self._batched = False
 
     def feed(self, text: str, line: str) -> None:
+        if self._batched and not text.lstrip().startswith("|"):
+            self._batched = self.greedy = False
         if self._csv_columns is not None:
             if text.startswith('"'):
                 self._fields_row(dict(zip(self._csv_columns, next(csv.reader([text])))))
@@ -65,7 +71,16 @@ class Parser(FamilyParser):
         cells = _cells(text)
         if "t/s" in cells and "test" in cells:
             self._md_columns = cells
+            self._batched = False
             self.evidence += 1
+            return
+        if "S_PP t/s" in cells and "PP" in cells:
+            self._md_columns = cells
+            self._batched = self.greedy = True  # its rows hold no routing key: read every line until the table ends
+            self.evidence += 1
+            return
+        if self._batched and self._md_columns is not None and len(cells) == len(self._md_columns):
+            self._batched_row(dict(zip(self._md_columns, cells)))
             return
         if self._md_columns is None or len(cells) != len(self._md_columns) or "\u00b1" not in text:
             return
@@ -78,6 +93,25 @@ class Parser(FamilyParser):
         self._row(test_kind=test[1], first_n=int(test[2]), gen_n=integer(test[3]), depth=integer(test[4]),
                   avg_tps=number(tps[1]), stddev_tps=number(tps[2]), avg_ms=None, stddev_ms=None,
                   n_cpu_moe=integer(row.get("n_cpu_moe")), extra=extra)
+
+    def _batched_row(self, row: dict) -> None:
+        """llama-batched-bench: ``| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s |``."""
+        pp, tg, batch = integer(row.get("PP")), integer(row.get("TG")), integer(row.get("B"))
+        if pp is None or tg is None:
+            return
+        self.evidence += 1
+        runs = self.runs
+        runs.close()
+        report = runs.current
+        report["prompt_tokens"], report["eval_tokens"] = pp, tg
+        report["prompt_eval_ms"] = scaled(row.get("T_PP s") or "x", 1000)
+        report["prompt_tps"] = number(row.get("S_PP t/s"))
+        report["eval_ms"] = scaled(row.get("T_TG s") or "x", 1000)
+        report["eval_tps"] = number(row.get("S_TG t/s"))
+        report["total_ms"] = scaled(row.get("T s") or "x", 1000)
+        report["extra"].update({"test": f"pp{pp}+tg{tg}x{batch}", "batch": batch, "n_kv": integer(row.get("N_KV")),
+                                "total_tps": number(row.get("S t/s"))})
+        runs.close()
 
     # -- CSV / JSON / JSONL ----------------------------------------------------------------------------------
     def _build_commit_line(self, text: str) -> None:

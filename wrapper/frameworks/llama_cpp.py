@@ -63,7 +63,8 @@ TIMING = {
 _VALUE = re.compile(
     r"(?P<v>[^\s/(]+?)(?:\s*ms)?(?=[\s/(]|$)"
     r"(?:\s*/\s*(?P<n>[^\s/(]+)\s*(?P<nu>tokens|runs|%))?"
-    r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per token,\s*(?P<tps>\S+)\s*tokens per second\))?",
+    # the rate's words may be cut off by a terminal's width ("2.10 tokens per se"): the number is still there
+    r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per token,\s*(?P<tps>\S+)\s*tokens per s\w*\)?)?",
     re.IGNORECASE)
 # Searched, not matched at the line start: with stdout and stderr merged, generated text without a final newline
 # sits in front of the block's first line.

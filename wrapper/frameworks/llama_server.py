@@ -30,10 +30,10 @@ from .figures import RUN_KEYS, Runs, new_report
 from .units import number as units_number, scaled
 
 NAME = "llama-server"
-SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info")
+SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
 
-_SLOT = re.compile(r"\s*slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
-_BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused)\s*=\s*(.*)")
+_SLOT = re.compile(r"slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
+_BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused|draft acceptance)\s*=\s*(.*)")
 _PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)\s*(t/s)?")
 _PROMPT_PROGRESS = re.compile(r"prompt processing, n_tokens =\s*(\d+), progress =\s*([\d.]+), t =\s*([\d.]+) s"
                               r"(?: / ([\d.]+) tokens per second)?")
@@ -106,7 +106,7 @@ class RequestTimings:
     def feed(self, text: str) -> bool:
         """True if the line was one of llama-server's own."""
         if "print_timing" in text:
-            m = _SLOT.match(text)
+            m = _SLOT.search(text)  # searched: a terminal UI may frame the line ("│ [pid] … slot print_timing")
             if m is not None:
                 self._slot_line(int(m[1]), int(m[2]), m[3], m[4], text)
                 return True
@@ -114,9 +114,11 @@ class RequestTimings:
                 return self._json_line(text)
             if "print_timings]" in text and " | " in text:
                 return self._fields_line(text, "print_timings")
-        if "time =" in text or "graphs reused" in text:
+        if "time =" in text or "graphs reused" in text or "draft acceptance" in text:
             m = _BARE.match(text)
             if m is not None:
+                if m[1] == "draft acceptance":
+                    return self._draft(m[2])
                 return llama_cpp.apply_timing(self.runs, m[1], m[2])
         if '"timings"' in text:
             return self._timings_line(text)
@@ -133,13 +135,7 @@ class RequestTimings:
         if name is not None and llama_cpp.apply_timing(self.runs, name, rest):
             return
         if name == "draft acceptance":
-            m = _DRAFT.match(rest)
-            if m is not None:
-                extra = self.runs.current["extra"]
-                extra["draft_acceptance"] = float(m[1])
-                extra["draft_accepted_tokens"], extra["draft_generated_tokens"] = int(m[2]), int(m[3])
-                if m[4] is not None:
-                    extra["draft_mean_len"] = float(m[4])
+            if self._draft(rest):
                 return
         elif name is None and rest.startswith("prompt processing"):
             m = _PROMPT_PROGRESS.match(rest)
@@ -161,6 +157,18 @@ class RequestTimings:
                 return
         if rest.strip():
             self.runs.unparsed(text)
+
+    def _draft(self, rest: str) -> bool:
+        """``0.46218 (   55 accepted /   119 generated), mean len =  2.38`` (the mean length since 2026)."""
+        m = _DRAFT.match(rest)
+        if m is None:
+            return False
+        extra = self.runs.current["extra"]
+        extra["draft_acceptance"] = float(m[1])
+        extra["draft_accepted_tokens"], extra["draft_generated_tokens"] = int(m[2]), int(m[3])
+        if m[4] is not None:
+            extra["draft_mean_len"] = float(m[4])
+        return True
 
     def feed_json(self, text: str) -> bool:
         """Only the 2024 JSON ``print_timings`` shape (what ollama's runner printed)."""

@@ -12,13 +12,19 @@ GB``), ``weights_progress_elapsed_ms`` (the finished ``Loading safetensors check
 (token/s)``) and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen
 throughput``, either separator).
 ``load_ms`` stays None: SGLang prints the begin and end of weight loading, not a duration.
+
+``bench_one_batch`` (one dict per ``Prefill.`` line, so the warm-up and the benchmark are two): ``prompt_eval_ms``/
+``prompt_tps`` (``Prefill. latency: 0.01014 s, throughput: 5916.43 token/s``), ``extra.decode_median_latency_ms``/
+``decode_median_tps`` (``Decode.  median latency: …``), ``total_ms``/``extra.total_tps`` (``Total. latency: …``).
+``bench_serving``'s report -> ``extra["serving_benchmark"]`` (see serving_bench.py).
 """
 from __future__ import annotations
 
 import re
 
+from . import serving_bench
 from .base import FamilyParser, bar_elapsed_ms
-from .durations import seconds_to_ms
+from .durations import scaled, seconds_to_ms
 
 NAME = "sglang"
 
@@ -35,17 +41,37 @@ _CAPACITY = re.compile(r"max_total_num_tokens=(\d+).*?max_running_requests=(\d+)
 _PREFILL = re.compile(r"Prefill batch[.,] #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+)")
 _INPUT_TPS = re.compile(r"input throughput \(token/s\): ([\d.]+)")
 _DECODE = re.compile(r"Decode batch[.,].*?gen throughput \(token/s\): ([\d.]+)")
-_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin")
+# bench_one_batch: "Prefill. latency: 0.01014 s, throughput:   5916.43 token/s", "Decode.  median latency: …",
+# "Total. latency:  0.062 s, throughput:   1122.76 token/s"
+_ONE_BATCH = re.compile(r"(Prefill|Total)\.\s+latency:\s+([\d.]+) (s|ms), throughput:\s+([\d.]+) token/s")
+_ONE_BATCH_DECODE = re.compile(r"Decode\.\s+median latency:\s+([\d.]+) (s|ms), median throughput:\s+([\d.]+) token/s")
+_TO_MS = {"s": 1000, "ms": 1}
+_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin", "Prefill. latency:")
 
 
 class Parser(FamilyParser):
     NAME = NAME
     KEYS = ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated", "Capture cuda graph end",
-            "Prefill batch", "Decode batch", "max_total_num_tokens=",
-            "checkpoint shards")
+            "Prefill batch", "Decode batch", "max_total_num_tokens=", "checkpoint shards", "Prefill. latency",
+            "median latency", "Total. latency", serving_bench.HEADER)
     EVIDENCE_KEYS = _EVIDENCE
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._bench = serving_bench.Block()
+
     def feed(self, text: str, line: str) -> None:
+        if self._bench.active or serving_bench.HEADER in text:
+            # the report is SGLang's only if it names the backend (evidence below); vLLM's looks the same
+            taken = self._bench.feed(text, self.runs.current["extra"])
+            self.greedy = self._bench.active
+            if taken:
+                if "sglang" in line:
+                    self.evidence += 1
+                return
+        if "latency" in text and self._one_batch(text):
+            self.evidence += 1
+            return
         extra = self.runs.current["extra"]
         hit = True
         if (m := _DECODE.search(text)) is not None:
@@ -93,3 +119,24 @@ class Parser(FamilyParser):
             hit = False
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
+
+    def _one_batch(self, text: str) -> bool:
+        """A ``bench_one_batch`` line; each ``Prefill.`` line starts a run (warm-up, then the benchmark)."""
+        runs = self.runs
+        m = _ONE_BATCH.search(text)
+        if m is not None:
+            ms, tps = scaled(m[2], _TO_MS[m[3]]), float(m[4])
+            if m[1] == "Prefill":
+                runs.close()
+                runs.set("prompt_eval_ms", ms)
+                runs.set("prompt_tps", tps)
+            else:
+                runs.set("total_ms", ms)
+                runs.put_extra("total_tps", tps)
+            return True
+        m = _ONE_BATCH_DECODE.search(text)
+        if m is not None:
+            runs.put_extra("decode_median_latency_ms", scaled(m[1], _TO_MS[m[2]]))
+            runs.put_extra("decode_median_tps", float(m[3]))
+            return True
+        return False

@@ -31,11 +31,13 @@ and V0's separate
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
 ``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
+``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py).
 """
 from __future__ import annotations
 
 import re
 
+from . import serving_bench
 from .base import FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
@@ -123,10 +125,22 @@ _RULES = (
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES) | {"checkpoint shards"}))
+    KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES)
+                        | {"checkpoint shards", serving_bench.HEADER}))
     EVIDENCE_KEYS = _EVIDENCE
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._bench = serving_bench.Block()
+
     def feed(self, text: str, line: str) -> None:
+        if self._bench.active or serving_bench.HEADER in text:
+            taken = self._bench.feed(text, self.runs.current["extra"])
+            self.greedy = self._bench.active
+            if taken:
+                if serving_bench.HEADER in text:
+                    self.evidence += 1
+                return
         hit = False
         for gate, rx, handler in _RULES:
             if gate in text:
