@@ -322,3 +322,51 @@ def test_report_lists_the_steps_and_the_plot_gets_their_bands():
     table = page[page.index("<h3>load steps</h3>"):]
     assert "<td>weights</td>" in table and "<td>disk</td>" in table
     assert "<code>[workload] imports done in 18.329s</code>" in table
+
+
+def _analyzed(path):
+    proc = run_phasewrap(["analyze", "--format", "json", path])
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    return out[0] if isinstance(out, list) else out
+
+
+@pytest.mark.parametrize("path, expected", [
+    # llama.cpp b4662 (-v style log with --log-timestamps, CUDA): tensors, context, warm-up lines all printed
+    (fixture("logs", "llama.cpp__cli-cuda-v100-b4662-timestamped-full-run.log"),
+     [("model metadata", 0.0, 0.370865), ("model load", 0.370865, 0.764084), ("warm-up", 0.764084, 0.849365)]),
+    # llama.cpp 0.3.36 on the H200 at its default verbosity: "threadpool init" ends the model load
+    (fixture("events", "h200-llama-completion-warm-ngl99.events.jsonl"),
+     [("start-up", 0.0, 0.245709), ("model load", 0.245709, 0.773603), ("warm-up", 0.773603, 0.808579)]),
+    (fixture("events", "h200-llama-server.events.jsonl"),
+     [("start-up", 0.0, 0.26489), ("model load", 0.26489, 0.794502), ("context + warm-up", 0.794502, 0.835887)]),
+])
+def test_real_llama_logs_are_cut_at_the_profile_steps(path, expected):
+    record = _analyzed(path)
+    assert [(s["name"], s["start_s"], s["end_s"]) for s in record["load_steps"]] == expected
+    assert all(s["boundary"] in ("profile", "ready") for s in record["load_steps"])
+
+
+@pytest.mark.parametrize("log, profile, fired", [
+    ("vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "vllm",
+     ["imports + config", "weights", "model init"]),
+    ("vllm__v1-2025-06-sm120-compile-kv-cache-graph-capture-init-engine-num-gpu-b", "vllm",
+     ["torch.compile", "KV cache", "CUDA graphs", "engine init"]),
+    ("vllm__v1-2026-05-worker-tp-aot-compile-cache-torch-compile-took-initial-war", "vllm",
+     ["torch.compile", "profiling / warm-up"]),
+    ("sglang__2025-11-startup-load-weight-kv-cache-allocated-cuda-graph-begin.log", "sglang",
+     ["torch distributed", "pre-load", "weights", "KV cache"]),
+    ("ollama__server-2025-08-new-engine-kv-cache-total-memory-runner-started.log", "ollama",
+     ["runner start", "model load"]),
+    ("llama.cpp__cpu-tiny-lfm2moe-ot-exps-cpu-verbose-stderr.log", "llama.cpp",
+     ["start-up", "backend init", "model metadata", "model load", "context + KV cache", "warm-up"]),
+])
+def test_profile_step_markers_fire_in_order_on_real_logs(log, profile, fired):
+    """The lines of a real log (one per ms, in order) against the profile's steps: which entries fire."""
+    [path] = [p for p in os.listdir(fixture("logs")) if p.startswith(log)]
+    with open(fixture("logs", path), encoding="utf-8", errors="replace") as fh:
+        lines = [loadsteps.Line(i * MS, "err", text) for i, text in enumerate(fh.read().splitlines()) if text.strip()]
+    ready = Marker("ready", (len(lines) + 10) * 10 * MS, "err", "(end of the log)")
+    bounds, rule = loadsteps.boundaries(lines, {}, PROFILES[profile].load_steps, 0, ready)
+    assert rule == "profile"
+    assert [b.name for b in bounds if b.source == "profile"] == fired

@@ -377,11 +377,12 @@ def run_start(obs: Observed) -> RunStart:
     return RunStart(obs.t0_ns, wall_t0_s, pid=obs.header.get("pid"), monotonic=obs.kind == "capture")
 
 
-def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
-    """The run record of one recording, through the same tracker, parsers and builder as a live run."""
+def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framework: Optional[str] = None) -> dict:
+    """The run record of one recording, through the same tracker, parsers and builder as a live run.
+    ``framework``: parse its figures as this family (``--framework``) instead of detecting it."""
     reported = None
     if obs.raw_lines is not None:
-        reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines)
+        reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines, framework)
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
@@ -389,7 +390,8 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles) -> dict:
     if obs.merged:
         prep = _merged(prep)
     tracker = tracker_for(prep)
-    feeder = None if reported is not None else LineFeeder(prep.profile.framework if not prep.candidates else None)
+    feeder = None if reported is not None else LineFeeder(
+        framework or (prep.profile.framework if not prep.candidates else None))
     consume = Consumer(tracker, feeder, watcher=watcher_for(prep))
     for chunk in obs.chunks:
         consume(chunk)
@@ -431,13 +433,13 @@ def reported_records(path: str, lines: list, framework: Optional[str], found: Op
         for i, rep in enumerate(reports)]
 
 
-def _earlier_runs(obs: Observed, path: str) -> list:
+def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
     """A timed log whose framework printed several runs/requests: the record of the recording carries the last
     one's figures (as a live run does), so each earlier one gets its own record, as in a log without times."""
     if obs.raw_lines is None:
         return []
-    found = obs.parsed = frameworks.parse_lines(obs.raw_lines)
-    return reported_records(path, obs.raw_lines, None, found[:-1], kind=obs.kind) if len(found) > 1 else []
+    found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
+    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind) if len(found) > 1 else []
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
@@ -452,8 +454,8 @@ def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
         if obs is None:
             records += reported_records(path, lines, framework)
         else:
-            records += _earlier_runs(obs, path)
-            records.append(analyze_observed(obs, config, side))
+            records += _earlier_runs(obs, path, framework)
+            records.append(analyze_observed(obs, config, side, framework))
     return records
 
 

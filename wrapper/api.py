@@ -10,7 +10,6 @@ so ``import wrapper`` stays cheap.
 from __future__ import annotations
 
 import logging
-import math
 import os
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -74,10 +73,15 @@ def _sweeps(sweep) -> list:
 
 
 def _check_seconds(name: str, value, allow_none: bool = True) -> None:
+    from . import validate
+
     if value is None and allow_none:
         return
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-        raise UsageError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    maximum = {"interval": validate.MAX_INTERVAL_S, "timeout_s": validate.MAX_TIMEOUT_S}.get(name, validate.MAX_GRACE_S)
+    try:
+        validate.check_seconds(name, value, maximum)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _check_outputs(jsonl, csv, capture_dir, plot) -> None:

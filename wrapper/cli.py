@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import signal
 import sys
 from typing import Optional, Sequence
 
-from . import __version__, api, profiles
+from . import __version__, api, profiles, validate
 from .errors import GpuBusy, StartError, UsageError
 from .export import csvlog, jsonl, summary
 from .export.writer import show_path
@@ -21,6 +22,8 @@ EXIT_BUSY = 3
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, like every other usage error here
+        # "argument --timeout: --timeout must be …": the validators name the option already
+        message = re.sub(r"^argument ([^:]+): (?=\1)", "", message)
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
@@ -40,6 +43,7 @@ def _mark(text: str) -> tuple[str, str, str]:
         name, _, stream = name.partition("@")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"--mark expects NAME=REGEX or NAME@out|err=REGEX, got {text!r}")
+    validate.regex(f"--mark {name}")(regex)
     return name, regex, stream
 
 
@@ -66,10 +70,6 @@ def _non_negative_int(option: str):
     return _number(option, int, 0)
 
 
-def _positive(option: str):
-    return _number(option, float, 0, above=True)
-
-
 RUN_EPILOG = """\
 examples:
   phasewrap run -- llama-completion -m model.gguf -p "Hello" -n 64 -no-cnv
@@ -89,9 +89,9 @@ def _add_marker_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--profile", default="auto", choices=profiles.names(), metavar="NAME",
                    help="framework profile: " + ", ".join(profiles.names()) + " (default: auto, from the "
                    "executable's name and output; falls back to generic)")
-    g.add_argument("--ready", metavar="REGEX", help="the model is loaded and accepts input (overrides the profile)")
+    g.add_argument("--ready", metavar="REGEX", type=validate.regex("--ready"), help="the model is loaded and accepts input (overrides the profile)")
     g.add_argument("--ready-stream", choices=("out", "err", "any"), default=ANY, help="stream --ready watches (default any)")
-    g.add_argument("--first-token", metavar="REGEX", help="marks the first token (default: the first bytes on the "
+    g.add_argument("--first-token", metavar="REGEX", type=validate.regex("--first-token"), help="marks the first token (default: the first bytes on the "
                    "token stream after ready that are not the echoed prompt)")
     g.add_argument("--first-token-stream", choices=("out", "err", "any"), default=ANY,
                    help="stream --first-token watches (default any)")
@@ -119,9 +119,9 @@ def _add_run(sub) -> None:
     ch = run.add_argument_group("child")
     ch.add_argument("--pty", action="store_true", help="give the child a pseudo-terminal on stdout (for "
                     "programs that block-buffer when piped)")
-    ch.add_argument("--timeout", type=_positive("--timeout"), metavar="S", help="SIGTERM the child's process "
+    ch.add_argument("--timeout", type=validate.seconds("--timeout", validate.MAX_TIMEOUT_S), metavar="S", help="SIGTERM the child's process "
                     "group after S seconds (SIGKILL after --kill-grace); status becomes timeout")
-    ch.add_argument("--kill-grace", type=_positive("--kill-grace"), default=5.0, metavar="S",
+    ch.add_argument("--kill-grace", type=validate.seconds("--kill-grace", validate.MAX_GRACE_S), default=5.0, metavar="S",
                     help="seconds between SIGTERM and SIGKILL (default 5)")
     me = run.add_argument_group("method: repeats, cold/warm, sweeps")
     me.add_argument("-n", "--runs", type=_positive_int("--runs"), default=1, metavar="N",
@@ -140,7 +140,7 @@ def _add_run(sub) -> None:
                     help="substitute each value for {NAME} in the command and tag the run NAME=value; repeatable "
                     "(every combination runs N times)")
     me.add_argument("--no-env", action="store_true", help="don't record the environment fingerprint")
-    me.add_argument("--plot", metavar="FILE", help="also draw the timeline of the run(s) (.png, .svg or .html; "
+    me.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw the timeline of the run(s) (.png, .svg or .html; "
                     "needs the plot extra and --capture for token ticks and samples)")
     rs = run.add_argument_group("resource sampling (split by phase under \"resources\")")
     rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default="auto",
@@ -149,7 +149,7 @@ def _add_run(sub) -> None:
     rs.add_argument("--cpu", choices=("auto", "psutil", "pidstat", "off"), default="auto",
                     help="process-tree CPU/RSS/disk sampler: psutil, or `pidstat` (1 s resolution); default auto "
                     "= psutil. Use --cpu off to turn it off")
-    rs.add_argument("--interval", type=_positive("--interval"), default=0.1, metavar="S",
+    rs.add_argument("--interval", type=validate.seconds("--interval", validate.MAX_INTERVAL_S), default=0.1, metavar="S",
                     help="seconds between samples of the in-process samplers (default 0.1)")
     rs.add_argument("--require-idle-gpu", action="store_true",
                     help="refuse to run when other processes use the GPU (default: warn)")
@@ -160,7 +160,7 @@ def _add_run(sub) -> None:
                     help="tokens to generate for --request (default 128)")
     sv.add_argument("--api", choices=("openai", "llama"), default="openai",
                     help="openai: POST /v1/completions (default); llama: llama.cpp's POST /completion")
-    sv.add_argument("--url", metavar="URL", help="server base URL (default: from --host/--port in the command, "
+    sv.add_argument("--url", metavar="URL", type=validate.url("--url"), help="server base URL (default: from --host/--port in the command, "
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
     fl = run.add_argument_group("beyond one machine (Slurm job arrays, Kubernetes Indexed Jobs; see phasewrap plan)")
@@ -219,9 +219,9 @@ def _add_analyze(sub) -> None:
                      help="table (default), json (an array of records) or csv (the measurement-log columns)")
     ana.add_argument("--framework", metavar="NAME", help="parse framework figures as this family (default: detect)")
     side = ana.add_argument_group("side files, aligned by wall-clock time")
-    side.add_argument("--dmon", metavar="FILE", help="`nvidia-smi dmon -o DT` output recorded beside the run")
-    side.add_argument("--query-gpu", metavar="FILE", help="`nvidia-smi --query-gpu=timestamp,... --format=csv -lms N`")
-    side.add_argument("--pidstat", metavar="FILE", help="`pidstat -h -H -u -r -d -t -p PID 1` output")
+    side.add_argument("--dmon", metavar="FILE", type=validate.input_file("--dmon"), help="`nvidia-smi dmon -o DT` output recorded beside the run")
+    side.add_argument("--query-gpu", metavar="FILE", type=validate.input_file("--query-gpu"), help="`nvidia-smi --query-gpu=timestamp,... --format=csv -lms N`")
+    side.add_argument("--pidstat", metavar="FILE", type=validate.input_file("--pidstat"), help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
 
@@ -249,7 +249,7 @@ def _add_compare(sub) -> None:
     cmp.add_argument("--base-tag", action="append", default=[], metavar="K=V", help="select the baseline from BASE")
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
-    cmp.add_argument("--plot", metavar="FILE", help="also draw per-phase bars with min-max whiskers")
+    cmp.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw per-phase bars with min-max whiskers")
     cmp.add_argument("--by", choices=("host",), help="host: the runs of BASE (and CAND) side by side per host "
                      "(fleet.host): per-phase medians, the difference to the other hosts, outliers")
 
@@ -268,7 +268,7 @@ def _add_plot(sub) -> None:
                          "  phasewrap plot --compare base.jsonl cand.jsonl -o bars.svg",
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
-    plo.add_argument("-o", "--output", required=True, metavar="FILE", help=".png, .svg or .html")
+    plo.add_argument("-o", "--output", required=True, metavar="FILE", type=validate.picture("-o"), help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
     plo.add_argument("--by", choices=("host",), help="host: INPUTs are records; per-phase bars per host, outliers red")
 

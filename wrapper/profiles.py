@@ -77,8 +77,8 @@ LLAMA_STEPS = (
     ("backend init", r"load the model and apply lora|llama_model_loader: loaded meta data"),
     ("model metadata", r"load_tensors: loading model tensors|llm_load_tensors:"),
     ("model load", r"llama_context: constructing|llama_new_context_with_model:|llama_init_from_model:|threadpool init"),
-    ("context + KV cache", r"threadpool init"),
-    ("warm-up", r"system_info:|warming up the model"),
+    ("context + KV cache", r"warming up the model|threadpool init"),
+    ("warm-up", r"threadpool init|system_info:"),
     ("sampler setup", None),
 )
 LLAMA_SERVER_STEPS = (
@@ -92,8 +92,9 @@ VLLM_STEPS = (
     ("imports + config", r"Starting to load model|Loading model from scratch|Loading model weights"),
     ("weights", r"Loading weights took|Model loading took|Loading model weights took"),
     ("model init", r"Model loading took"),
-    ("torch.compile", r"torch\.compile takes|Compiling a graph for"),
-    ("KV cache", r"GPU KV cache size|# GPU blocks|KV cache"),
+    ("torch.compile", r"torch\.compile (?:takes|took) .*in total|torch\.compile and"),
+    ("profiling / warm-up", r"Initial profiling/warmup run took|[Mm]emory profiling takes"),
+    ("KV cache", r"GPU KV cache size|# GPU blocks|Available KV cache memory"),
     ("CUDA graphs", r"Graph capturing finished"),
     ("engine init", r"init engine .*took"),
     ("API server start", None),

@@ -36,7 +36,11 @@ def _classify(value, name: str, line: int, records: list, skipped: list) -> None
         return
     schema = value.get("schema")
     if schema == SCHEMA:
-        records.append(value)
+        problem = _shape_problem(value)
+        if problem:
+            skipped.append((line, f"not a usable run record: {problem}"))
+        else:
+            records.append(value)
     elif isinstance(schema, str) and schema.startswith(SCHEMA_FAMILY):
         raise RecordsError(f"{name}: line {line}: unknown schema {schema!r}: this phasewrap reads {SCHEMA}; "
                            f"use the phasewrap version that wrote the file, or upgrade phasewrap")
@@ -44,6 +48,22 @@ def _classify(value, name: str, line: int, records: list, skipped: list) -> None
         skipped.append((line, 'not a run record: no "schema" key'))
     else:
         skipped.append((line, f"not a run record: schema {schema!r}"))
+
+
+def _shape_problem(record: dict) -> Optional[str]:
+    """What makes a record of the right schema unusable (every reader relies on these keys); None if nothing."""
+    if not isinstance(record.get("run_id"), str) or not record["run_id"]:
+        return 'no "run_id" string'
+    phases = record.get("phases")
+    if not isinstance(phases, dict):
+        return '"phases" is not an object'
+    for key, value in phases.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f'"phases.{key}" is not a number or null'
+    for key in ("missing", "warnings"):
+        if key in record and not isinstance(record[key], list):
+            return f'"{key}" is not a list'
+    return None
 
 
 def _whole(text: str, name: str) -> Optional[tuple[list, list]]:

@@ -103,6 +103,10 @@ def check_writable(option: str, path: str) -> None:
     if os.path.isdir(path):
         raise OutputPathError(f"{option}: {shown} is a directory; give a file name")
     if os.path.exists(path):
+        mode = os.stat(path).st_mode
+        if not mode & 0o222:  # no write bit at all (/proc/version, a file made read-only): root would still try
+            raise OutputPathError(f"{option}: cannot write {shown} (read-only, mode {mode & 0o7777:04o}); choose "
+                                  "a writable file")
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
         except OSError as exc:

@@ -1,7 +1,8 @@
 """vLLM (V0 and V1 engines): startup figures and the periodic engine metrics, as one dict for the server's life.
 
 vLLM prints no per-request timings, so there is one dict. Tensor-parallel workers each print their own load
-lines; the first printed value is kept and ``extra["workers_reporting"]`` counts the ``Model loading took`` lines.
+lines; the first printed value is kept, ``extra["workers_reporting"]`` counts the ``Model loading took`` lines and
+``extra["worker_load_ms"]``/``extra["worker_weights_load_ms"]`` list every worker's figure in print order.
 
 ``load_ms``: ``Model loading took 11.0802 GiB and 3.106979 seconds`` (V1). ``extra`` (units in the names):
 ``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0 and
@@ -23,7 +24,8 @@ cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``),
 run took 56.94 s``), ``compile_and_warmup_ms`` (2026 ``torch.compile and initial profiling/warmup run together took
 19.48 s in total``), ``cuda_graph_estimated_gib`` (``Estimated CUDA graph memory: 0.13 GiB total``);
 ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
-lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
+lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps``, ``series`` (every line's values, up to
+base.SERIES_MAX) and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
 ``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
 and V0's separate
@@ -38,7 +40,7 @@ from __future__ import annotations
 import re
 
 from . import serving_bench
-from .base import FamilyParser, bar_elapsed_ms
+from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -169,9 +171,11 @@ class Parser(FamilyParser):
         self._extra("model_loading_gib", float(m[1]))
         extra = runs.current["extra"]
         extra["workers_reporting"] = extra.get("workers_reporting", 0) + 1
+        extra.setdefault("worker_load_ms", []).append(seconds_to_ms(m[2]))
 
     def _weights_seconds(self, m, text):
         self._extra("weights_load_ms", seconds_to_ms(m[1]))
+        self.runs.current["extra"].setdefault("worker_weights_load_ms", []).append(seconds_to_ms(m[1]))
 
     def _weights_gb(self, m, text):
         self._extra("model_weights_gb", float(m[1]))
@@ -250,6 +254,9 @@ class Parser(FamilyParser):
         summary["max_prompt_tps"] = max(summary["max_prompt_tps"], prompt_tps)
         summary["max_generation_tps"] = max(summary["max_generation_tps"], gen_tps)
         summary["last"] = last
+        series = summary.setdefault("series", [])
+        if len(series) < SERIES_MAX:
+            series.append(last)
 
     def _spec(self, m, text):
         spec = {"mean_acceptance_length": float(m[1]), "draft_acceptance_rate_pct": float(m[2])}
