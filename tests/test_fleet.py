@@ -105,7 +105,7 @@ def test_four_slurm_tasks_cover_the_plan_once_and_merge(tmp):
                               "job_id": str(4243 + s), "plan_index": r["fleet"]["plan_index"], "plan_size": 8}
         assert r["fleet"]["plan_index"] in (2 * s, 2 * s + 1)
         assert r["tags"] == {"t": str(s + 2)}  # contiguous shards: shard s holds value s, both runs
-        assert r["tokens"]["output"] == s + 2
+        assert r["command"][-4:-2] == ["--tokens", str(s + 2)]
         assert os.path.exists(tmp / "caps" / "4242" / str(s) / (r["run_id"] + ".capture.jsonl"))
     # a duplicated line (a task retried) and a cut-off last line (a task killed mid-write)
     with open(out / f"{host}-1.jsonl", "a") as fh:

@@ -43,7 +43,7 @@ def test_slurm_job_array_runs_the_plan_once_and_merges():
         assert r["fleet"]["scheduler"] == "slurm" and r["fleet"]["sweep_id"] == job
         assert r["fleet"]["shards"] == 4 and r["fleet"]["job_id"] is not None
         assert r["tags"] == {"t": str(r["fleet"]["shard"] + 2)}
-        assert r["tokens"]["output"] == r["fleet"]["shard"] + 2
+        assert r["command"][-4:-2] == ["--tokens", str(r["fleet"]["shard"] + 2)]
         assert r["status"] == "ok" and r["phases"]["load_s"] is not None
 
 
@@ -79,7 +79,7 @@ def test_prom_textfile_is_scraped_by_node_exporter(tmp):
         (tps,) = [s for s in scraped if s.name == "phasewrap_tokens_per_second" and s.labels == labels]
         assert tps.value == r["tokens_per_s"]
         (tokens,) = [s for s in scraped if s.name == "phasewrap_output_tokens" and s.labels == labels]
-        assert tokens.value == int(r["tags"]["t"])
+        assert tokens.value == r["tokens"]["output"]
 
 
 def test_mlflow_store_holds_a_parent_per_sweep_and_a_child_per_run(tmp, monkeypatch):
@@ -126,12 +126,15 @@ def test_mlflow_without_uri_uses_a_local_store_in_the_working_directory(tmp):
     pytest.importorskip("sqlalchemy", reason="pip install 'phasewrap[mlflow]'")
     from mlflow.tracking import MlflowClient
 
-    proc = run_phasewrap(["run", "--mlflow", "--format", "none", *SWEEP[:4], "-L", "t=4", *CHILD], cwd=tmp)
+    proc = run_phasewrap(["run", "--mlflow", "--jsonl", "r.jsonl", "--format", "none", *SWEEP[:4], "-L", "t=4",
+                          *CHILD], cwd=tmp)
     assert proc.returncode == 0, proc.stderr.decode()
+    (record,) = read_jsonl(tmp / "r.jsonl")
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp}/mlflow.db")
     (child,) = [r for r in client.search_runs([client.get_experiment_by_name("phasewrap").experiment_id])
                 if r.data.tags.get("phasewrap.kind") == "run"]
-    assert child.data.metrics["output_tokens"] == 4.0 and child.data.metrics["load_s"] > 0
+    assert child.data.metrics["output_tokens"] == record["tokens"]["output"]
+    assert child.data.metrics["load_s"] == record["phases"]["load_s"]
 
 
 def test_mlflow_unreachable_server_is_a_usage_error(tmp):
