@@ -200,8 +200,8 @@ def test_merge_of_nothing_is_a_usage_error(tmp):
 
 
 def _host_records(tmp):
-    """Nine real stand-in runs as if from three hosts: node-a and node-b load in 0.2 s, node-slow in 0.6 s."""
-    for name, load in (("fast", "0.2"), ("slow", "0.6")):
+    """Nine real stand-in runs as if from three hosts: node-a and node-b load in 0.4 s, node-slow in 1.2 s."""
+    for name, load in (("fast", "0.4"), ("slow", "1.2")):
         proc = run_phasewrap(["run", "-n", "6" if name == "fast" else "3", "--jsonl", str(tmp / f"{name}.jsonl"),
                               *QUIET, "--", *STANDIN, "--load-s", load, "--ttft-s", "0.05", "--tokens", "3",
                               "--interval-s", "0.01"], env=clean_env())

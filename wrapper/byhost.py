@@ -1,8 +1,10 @@
 """``--by host``: the runs of a merged sweep side by side per host, so the node slower than its twins stands out.
 
 Pure: records in, a table (dict) or text/HTML/picture bytes out. A host is an **outlier** in a phase when its
-runs differ from all the other hosts' runs pooled beyond noise (``stats.differs``: Mann-Whitney U with >= 3
-runs a side, else non-overlapping ranges) *and* its median is more than ``OUTLIER_RATIO`` away from theirs.
+median is more than ``OUTLIER_RATIO`` away from the fleet's typical host (the median of the host medians, which
+one odd host can't drag along when there are three or more) *and* its runs differ from the other hosts' runs
+pooled beyond noise (``stats.differs``: Mann-Whitney U with >= 3 runs a side, else non-overlapping ranges).
+With two hosts there is no typical one: both differ from their mean alike.
 Warm-up runs are left out. Runs must match otherwise (same plan item on each host), which the merged sweep
 of one configuration across a fleet gives.
 """
@@ -36,21 +38,23 @@ def _values(records: Sequence[dict], key: str) -> list:
 
 
 def table(records: Sequence[dict], keys: Sequence[str] = (*PHASES, "tokens_per_s")) -> dict:
-    """``{"keys", "hosts": [{"host", "runs", "median": {key: v}, "vs_others": {key: ratio}, "outlier": {key:
-    bool|None}, "why": {key: text}}], "outliers": [(host, key)]}``; a ratio is the host's median over the
-    other hosts' median (None when either is unknown)."""
+    """``{"keys", "fleet_median": {key: v}, "hosts": [{"host", "runs", "median": {key: v}, "vs_fleet": {key:
+    ratio}, "outlier": {key: bool|None}, "why": {key: text}}], "outliers": [(host, key)]}``; ``fleet_median`` is
+    the median of the host medians, a ratio the host's median over it (None when either is unknown, or with a
+    single host)."""
     groups = group(records)
+    medians = {host: {key: stats.median(_values(mine, key)) for key in keys} for host, mine in groups.items()}
+    fleet = {key: stats.median([m[key] for m in medians.values()]) if len(groups) > 1 else None for key in keys}
     hosts = []
     flagged = []
     for host, mine in groups.items():
         others = [r for h, rs in groups.items() if h != host for r in rs]
-        row = {"host": host, "runs": len(mine), "median": {}, "vs_others": {}, "outlier": {}, "why": {}}
+        row = {"host": host, "runs": len(mine), "median": {}, "vs_fleet": {}, "outlier": {}, "why": {}}
         for key in keys:
-            own = stats.median(_values(mine, key))
-            rest = stats.median(_values(others, key)) if others else None
+            own = medians[host][key]
             row["median"][key] = own
-            ratio = own / rest if own is not None and rest else None
-            row["vs_others"][key] = None if ratio is None else round(ratio, 4)
+            ratio = own / fleet[key] if own is not None and fleet[key] else None
+            row["vs_fleet"][key] = None if ratio is None else round(ratio, 4)
             if ratio is None:
                 row["outlier"][key] = None
                 continue
@@ -60,7 +64,7 @@ def table(records: Sequence[dict], keys: Sequence[str] = (*PHASES, "tokens_per_s
             if row["outlier"][key]:
                 flagged.append((host, key))
         hosts.append(row)
-    return {"keys": list(keys), "hosts": hosts, "outliers": flagged}
+    return {"keys": list(keys), "fleet_median": fleet, "hosts": hosts, "outliers": flagged}
 
 
 def _cell(row: dict, key: str) -> str:
@@ -68,26 +72,26 @@ def _cell(row: dict, key: str) -> str:
     if value is None:
         return "n/a"
     text = f"{value:.3f}" if key in PHASES else f"{value:.1f}"
-    ratio = row["vs_others"][key]
+    ratio = row["vs_fleet"][key]
     if ratio is not None:
         text += f" ({ratio - 1:+.0%})"
     return text + (" !" if row["outlier"].get(key) else "")
 
 
 def render(result: dict) -> str:
-    """The table as text: per host the median of each key and its difference to the other hosts' median;
+    """The table as text: per host the median of each key and its difference to the median host;
     ``!`` marks an outlier, explained below the table."""
     from tabulate import tabulate
 
     keys = result["keys"]
     rows = [[row["host"], row["runs"], *(_cell(row, k) for k in keys)] for row in result["hosts"]]
-    lines = ["by host: medians (difference to the other hosts' median; ! = outlier)",
+    lines = ["by host: medians (difference to the median host; ! = outlier)",
              tabulate(rows, headers=["host", "runs", *keys], tablefmt="simple", disable_numparse=True)]
     by_host = {row["host"]: row for row in result["hosts"]}
     for host, key in result["outliers"]:
         row = by_host[host]
-        lines.append(f"outlier: {host} {key} {row['median'][key]:.3f} is {row['vs_others'][key] - 1:+.0%} vs the "
-                     f"other hosts ({row['why'][key]})")
+        lines.append(f"outlier: {host} {key} {row['median'][key]:.3f} is {row['vs_fleet'][key] - 1:+.0%} vs the "
+                     f"median host; against the other hosts' runs: {row['why'][key]}")
     if len(result["hosts"]) < 2:
         lines.append("only one host in these records: nothing to set it against")
     elif not result["outliers"]:
