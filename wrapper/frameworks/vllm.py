@@ -33,7 +33,10 @@ and V0's separate
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
 ``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
-``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py).
+``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py). ``benchmark_throughput.py``:
+``throughput_req_s``, ``throughput_total_tok_s``, ``throughput_output_tok_s``; 2023 ``benchmark_serving.py`` and
+``benchmark_latency.py``: ``bench_total_time_ms``, ``avg_latency_ms``, ``avg_latency_per_token_ms``,
+``avg_latency_per_output_token_ms``.
 """
 from __future__ import annotations
 
@@ -81,6 +84,14 @@ _TORCH_COMPILE = re.compile(r"torch\.compile (?:takes|took) ([\d.]+) s in total"
 # 2026: one figure for both, or the warm-up run on its own line.
 _COMPILE_AND_WARMUP = re.compile(r"torch\.compile and initial profiling/warmup run together took ([\d.]+) s")
 _WARMUP = re.compile(r"Initial profiling/warmup run took ([\d.]+) s")
+# benchmarks/benchmark_throughput.py ("Throughput: 89.27 requests/s, 22853.37 total tokens/s, 11426.69 output
+# tokens/s"; until Sep 2024 "…, 20926.37 tokens/s") and the 2023 benchmark_serving.py summary lines
+_THROUGHPUT = re.compile(r"Throughput: ([\d.]+) requests/s(?:, ([\d.]+) (?:total )?tokens/s)?"
+                         r"(?:, ([\d.]+) output tokens/s)?")
+_BENCH_SECONDS = (("bench_total_time_ms", re.compile(r"^Total time: ([\d.]+) s")),
+                  ("avg_latency_ms", re.compile(r"^(?:Avg|Average) latency: ([\d.]+) s")),
+                  ("avg_latency_per_token_ms", re.compile(r"^Average latency per token: ([\d.]+) s")),
+                  ("avg_latency_per_output_token_ms", re.compile(r"^Average latency per output token: ([\d.]+) s")))
 _GRAPH_ESTIMATE = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
@@ -117,6 +128,7 @@ _RULES = (
     ("torch.compile t", _TORCH_COMPILE, "_torch_compile"),
     ("Initial profiling/warmup run took", _WARMUP, "_warmup"),
     ("Estimated CUDA graph memory", _GRAPH_ESTIMATE, "_graph_estimate"),
+    ("Throughput: ", _THROUGHPUT, "_throughput"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
     ("Prefix cache hit rate: GPU", _PREFIX_CACHE_V0, "_prefix_cache_v0"),
@@ -128,7 +140,8 @@ _RULES = (
 class Parser(FamilyParser):
     NAME = NAME
     KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES)
-                        | {"checkpoint shards", serving_bench.HEADER}))
+                        | {"checkpoint shards", serving_bench.HEADER, "Total time: ", "latency: ",
+                           "latency per "}))
     EVIDENCE_KEYS = _EVIDENCE
 
     def __init__(self) -> None:
@@ -149,6 +162,13 @@ class Parser(FamilyParser):
                 m = rx.search(text)
                 if m is not None:
                     getattr(self, handler)(m, text)
+                    hit = True
+                    break
+        if not hit and ("latency" in text or "Total time" in text):
+            for key, rx in _BENCH_SECONDS:
+                m = rx.search(text.strip())
+                if m is not None:
+                    self._extra(key, seconds_to_ms(m[1]))
                     hit = True
                     break
         if not hit and any(g in text for g in _MEMORY_GATES):
@@ -228,6 +248,13 @@ class Parser(FamilyParser):
 
     def _warmup(self, m, text):
         self._extra("warmup_ms", seconds_to_ms(m[1]))
+
+    def _throughput(self, m, text):
+        self._extra("throughput_req_s", float(m[1]))
+        if m[2] is not None:
+            self._extra("throughput_total_tok_s", float(m[2]))
+        if m[3] is not None:
+            self._extra("throughput_output_tok_s", float(m[3]))
 
     def _graph_estimate(self, m, text):
         self._extra("cuda_graph_estimated_gib", float(m[1]))
