@@ -12,6 +12,12 @@ def parse(name: str) -> list[dict]:
         return parse_lines(fh)
 
 
+def without_series(extra: dict) -> dict:
+    """``extra`` with the per-line ``series`` lists taken out of its summaries (checked on their own)."""
+    return {k: ({kk: vv for kk, vv in v.items() if kk != "series"} if isinstance(v, dict) else v)
+            for k, v in extra.items()}
+
+
 def only(name: str, framework: str) -> dict:
     runs = parse(name)
     assert len(runs) == 1
@@ -30,7 +36,8 @@ def test_vllm_v1_tp_workers_model_loading():
     r = only("vllm__v1-2025-08-enginecore-tp-workers-model-loading-took-GiB-and-seconds.log", "vllm")
     assert r["load_ms"] == 3106.979  # TP0, printed first; TP1 printed 3.001256 seconds
     assert r["extra"] == {"weights_load_ms": 2630.0, "model_loading_gib": 11.0802, "workers_reporting": 2,
-                          "weights_progress_elapsed_ms": 2000}
+                          "weights_progress_elapsed_ms": 2000, "worker_load_ms": [3106.979, 3001.256],
+                          "worker_weights_load_ms": [2630.0, 2600.0]}
 
 
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
@@ -43,7 +50,8 @@ def test_vllm_v1_kv_cache_graph_capture_init_engine():
 
 def test_vllm_v1_engine_metrics_and_spec_decoding():
     r = only("vllm__v1-2026-metrics-engine000-specdecoding.log", "vllm")
-    assert r["extra"] == {
+    assert [line["generation_tps"] for line in r["extra"]["engine_metrics"]["series"]] == [28.4, 0.0]
+    assert without_series(r["extra"]) == {
         "engine_metrics": {"lines": 2, "max_prompt_tps": 0.0, "max_generation_tps": 28.4,
                            "last": {"prompt_tps": 0.0, "generation_tps": 0.0, "running_reqs": 0, "waiting_reqs": 0,
                                     "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0,
@@ -55,7 +63,10 @@ def test_vllm_v1_engine_metrics_and_spec_decoding():
 
 def test_sglang_scheduler_batches():
     r = only("sglang__2025-09-runtime-prefill-decode-batch-gen-throughput.log", "sglang")
-    assert r["extra"] == {"prefill": {"batches": 3, "new_seqs": 3, "new_tokens": 103 + 18 + 15,
+    assert [b["gen_throughput_token_s"] for b in r["extra"]["decode"]["series"]] == [1.06, 84.20, 3.17, 81.97]
+    assert r["extra"]["prefill"]["series"][1] == {"new_seq": 1, "new_token": 18, "cached_token": 184,
+                                                  "token_usage": 0.0, "running_req": 0, "queue_req": 0}
+    assert without_series(r["extra"]) == {"prefill": {"batches": 3, "new_seqs": 3, "new_tokens": 103 + 18 + 15,
                                       "cached_tokens": 1 + 184 + 275},
                           "decode": {"batches": 4, "last_gen_tps": 81.97, "max_gen_tps": 84.20}}
 
@@ -78,7 +89,7 @@ def test_sglang_weights_loading():
 def test_tgi_shard_ready_in():
     r = only("tgi__2025-04-docker-startup-download-shard-ready-in.log", "tgi")
     assert r["load_ms"] == 18016.616627
-    assert r["extra"] == {"shards_ready": 1}
+    assert r["extra"] == {"shards_ready": 1, "shard_ready_ms": [18016.616627]}
 
 
 def test_tensorrt_llm_paged_kv_cache_gib():
@@ -149,13 +160,14 @@ def test_vllm_v0_separate_prefix_cache_line_joins_the_last_metrics():
 
 def test_sglang_2026_comma_separated_prefill_with_input_throughput():
     r = only("sglang__2026-08-tp0-ep0-chunked-prefill-pending-token-input-throughput.log", "sglang")
-    assert r["extra"] == {"prefill": {"batches": 5, "new_seqs": 5, "new_tokens": 5 * 8192, "cached_tokens": 0,
+    assert [b["pending_token"] for b in r["extra"]["prefill"]["series"]] == [46401, 38209, 30017, 21825, 13638]
+    assert without_series(r["extra"]) == {"prefill": {"batches": 5, "new_seqs": 5, "new_tokens": 5 * 8192, "cached_tokens": 0,
                                       "last_input_tps": 7116.45, "max_input_tps": 8072.80}}
 
 
 def test_sglang_decode_lines_with_http_lines_between():
     r = only("sglang__2026-06-omni-python-logging-decode-prefill-http-interleaved.log", "sglang")
-    assert r["extra"] == {"decode": {"batches": 3, "last_gen_tps": 82.34, "max_gen_tps": 126.29},
+    assert without_series(r["extra"]) == {"decode": {"batches": 3, "last_gen_tps": 82.34, "max_gen_tps": 126.29},
                           "prefill": {"batches": 2, "new_seqs": 2, "new_tokens": 2, "cached_tokens": 14}}
 
 

@@ -120,6 +120,6 @@ def test_profiles_resolve_by_executable_and_reject_unknown():
 def test_llama_cli_without_simple_io_warns():
     prep = prepare(RunConfig(command=["llama-cli", "-m", "m.gguf", "-p", "hi"]))
     [warning] = prep.warnings
-    assert warning.kind == "command" and "--simple-io" in warning.text
+    assert warning.kind == "command_no_tokens" and "--simple-io" in warning.text
     prep = prepare(RunConfig(command=["llama-cli", "-m", "m.gguf", "-p", "hi", "--simple-io"]))
     assert prep.warnings == ()

@@ -139,3 +139,22 @@ def test_a_daemon_escaping_with_setsid_is_named_in_the_warnings(tmp):
         assert _alive(daemon)  # named, not stopped: it chose to leave
     finally:
         os.kill(daemon, signal.SIGKILL)
+
+
+def test_kill_9_of_phasewrap_takes_what_the_child_started_in_its_group_too(tmp):
+    pidfile = tmp / "grandchild.pid"
+    work_py = tmp / "work.py"
+    work_py.write_text(_pid_file_child(pidfile, ignore_term=True)[2])
+    # a shell script that starts the real work and waits: the shell is the direct child, the work its child
+    pw = _start(QUIET + ["--format", "none", "--", "/bin/sh", "-c", f"{sys.executable} {work_py} & wait"])
+    _wait_for(lambda: pidfile.exists() and pidfile.read_text(), what="the grandchild's pid file")
+    work = int(pidfile.read_text())
+    pw.kill()
+    pw.wait(timeout=10)
+    t = time.monotonic()
+    while _alive(work) and time.monotonic() - t < 1.0:
+        time.sleep(0.02)
+    alive = _alive(work)
+    if alive:
+        os.kill(work, signal.SIGKILL)
+    assert not alive, "the child's own child outlived phasewrap's kill -9 by more than a second"

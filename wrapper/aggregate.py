@@ -188,11 +188,17 @@ def _energy_j(table: _Table, w: _Window,
     """(joules, energy_source, energy_approximate) of a window: the energy counter's difference where a GPU sampler
     read one (approximate when the window is shorter than two of its update periods), else the integral of the
     power samples (approximate with fewer than 2 samples inside the window)."""
-    src, _ = table.pick("energy_mj", _GPU_SOURCES, gpu=True)
+    src, series = table.pick("energy_mj", _GPU_SOURCES, gpu=True)
     if src is not None:
-        energy_mj = w.counter("energy_mj", _GPU_SOURCES, gpu=True)
-        if energy_mj is None:
-            return None, None, None
+        w._use(src)
+        slack_ns = _BOUNDARY_SLACK_NS if src in table.boundary_sources else 0
+        energy_mj = 0.0
+        for times, values in series:
+            end_mj = _energy.counter_at(times, values, w.end, slack_ns)
+            if end_mj is None:
+                return None, None, None  # the window ended before the first reading
+            start_mj = _energy.counter_at(times, values, w.start, slack_ns)
+            energy_mj += end_mj - (values[0] if start_mj is None else start_mj)
         period_s = periods.get(src)
         if period_s is None:  # update period unknown: the window's own approximate flag is all there is
             return energy_mj / 1000, _energy.COUNTER, w.approximate

@@ -11,12 +11,15 @@ in time order); ``stalls_total`` counts all of them.
 from __future__ import annotations
 
 from array import array
+from collections import deque
 from typing import Mapping, Optional, Sequence
 
 STALL_FACTOR = 5.0
 STALL_MIN_NS = 50_000_000  # also the read loop's threshold for keeping the text before a gap
 STALLS_LISTED = 20
 AFTER_CHARS = 40
+AFTER_BYTES = AFTER_CHARS * 4  # enough bytes for 40 characters of UTF-8
+RECENT_READS = 16  # reads kept for the text before a stall (``after``): 40 characters are rarely more
 KEEP_TEXT_MAX = 10_000  # gaps ≥ STALL_MIN_NS whose preceding text is kept: bounds memory on pathological runs
 PERCENTILES = (("p50", 50), ("p90", 90), ("p99", 99))
 
@@ -48,17 +51,26 @@ class GapStamps:
     def __init__(self) -> None:
         self.stamps = array("q")
         self.texts: dict[int, bytes] = {}
-        self._recent = b""
+        self._recent: deque = deque(maxlen=RECENT_READS)  # the last reads' final bytes
         self.complete = True  # False once reads were counted without being stamped (analyze's fast-forward)
 
     def add(self, t_ns: int, data: bytes) -> None:
         """One read stamped ``t_ns`` holding ``data``; reads with the same stamp (events of one read) are one."""
         stamps = self.stamps
-        if not stamps or t_ns != stamps[-1]:
-            if stamps and t_ns - stamps[-1] >= STALL_MIN_NS and len(self.texts) < KEEP_TEXT_MAX:
-                self.texts[len(stamps)] = self._recent
-            stamps.append(t_ns)
-        self._recent = (self._recent + data[-AFTER_CHARS * 4:])[-AFTER_CHARS * 4:]
+        if stamps:
+            gap = t_ns - stamps[-1]
+            if gap == 0:
+                self._recent.append(data[-AFTER_BYTES:])
+                return
+            if gap >= STALL_MIN_NS and len(self.texts) < KEEP_TEXT_MAX:
+                self.texts[len(stamps)] = b"".join(self._recent)[-AFTER_BYTES:]
+        stamps.append(t_ns)
+        self._recent.append(data[-AFTER_BYTES:])
+
+    def clear(self) -> None:
+        self.stamps = array("q")
+        self.texts = {}
+        self._recent.clear()
 
     @classmethod
     def of(cls, stamps: Sequence[int], texts: Mapping[int, bytes]) -> "GapStamps":
@@ -67,11 +79,6 @@ class GapStamps:
         kept.stamps = array("q", stamps)
         kept.texts = dict(texts)
         return kept
-
-    def clear(self) -> None:
-        self.stamps = array("q")
-        self.texts = {}
-        self._recent = b""
 
 
 SEEN_KEYS = ("gpu_util_mean", "cpu_pct_mean", "cpu_busiest_thread_pct_max", "disk_read_mib", "major_faults")

@@ -204,6 +204,37 @@ def _reap_orphans(pgid: int) -> None:
                 pass
 
 
+class _Watchdog:
+    """Stops the child's whole process group if phasewrap dies without a word (kill -9, the OOM killer).
+
+    The parent-death signal reaches only the direct child; a shell script's or a launcher's own children would
+    live on. This tiny shell waits on a pipe only phasewrap holds: "ok" means the run ended normally, end of
+    file without it means phasewrap is gone, and the group gets SIGKILL.
+    """
+
+    SCRIPT = 'read -r word; [ "$word" = ok ] || kill -s KILL -- "-$1" 2>/dev/null'
+
+    def __init__(self, pgid: int) -> None:
+        r, self._w = os.pipe()
+        try:
+            self._proc: Optional[subprocess.Popen] = subprocess.Popen(
+                ["/bin/sh", "-c", self.SCRIPT, "phasewrap-watchdog", str(pgid)], stdin=r,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+        except OSError:  # no /bin/sh: the parent-death signal still covers the direct child
+            self._proc = None
+        finally:
+            os.close(r)
+
+    def release(self) -> None:
+        try:
+            os.write(self._w, b"ok\n")
+        except OSError:
+            pass
+        os.close(self._w)
+        if self._proc is not None:
+            self._proc.wait()
+
+
 def _kill_group(pgid: int, grace_s: float) -> int:
     """SIGTERM what is left of the group, SIGKILL after grace_s; returns how many were left."""
     if not _group_alive(pgid):
@@ -293,6 +324,7 @@ def launch(
         raise
     os.close(out_w)
     os.close(err_w)
+    watchdog = _Watchdog(proc.pid)
     foreground = _Foreground()
     foreground.give(proc.pid)
     try:
@@ -304,6 +336,7 @@ def launch(
         if proc.returncode is None:
             _kill_group(proc.pid, 0.5)
             proc.wait()
+        watchdog.release()
     return result
 
 

@@ -324,7 +324,8 @@ class PhaseTracker:
     @property
     def settled(self) -> bool:
         """True once every marker is found and each further chunk would only count as a token."""
-        return not self._pending and self._counting and self._tokens.end is None and not self._ended
+        return (not self._pending and self._counting and self._tokens.end is None and not self._ended
+                and self.think.done)
 
     def fast_forward(self, chunks: int, last_t_ns: Optional[int], last_data: bytes = b"") -> None:
         """Count ``chunks`` more token chunks ending at ``last_t_ns`` (whose bytes were ``last_data``) without

@@ -106,7 +106,7 @@ def prepare(config: RunConfig) -> Prepared:
                        first_token=first, end=end)
     if config.request is not None:
         request_for(config, profile)  # surfaces a bad --url / --port / --max-tokens before the start
-    warnings = tuple(RunWarning("command", text) for text in _profiles.command_warnings(profile, config.command))
+    warnings = tuple(RunWarning(kind, text) for kind, text in _profiles.command_warnings(profile, config.command))
     return Prepared(config, profile, tuple(candidates), ready, ready_optional, tuple(marks), tokens, warnings)
 
 
@@ -228,7 +228,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
     cfg = prep.config
     # A command-line guess that the run proved wrong (llama-cli "sees no tokens", yet tokens were read) goes.
     found = [w for w in prep.warnings
-             if not (tracker.token_chunks and w.text in _profiles.NO_TOKENS_WARNINGS)]
+             if not (tracker.token_chunks and w.kind == _profiles.NO_TOKENS_KIND)]
     ready_spec, pending = prep.ready, tracker.pending()
     if prep.ready_optional and "ready" not in tracker.found:
         # --profile auto watched for every known framework's ready line and saw none: the run is the generic

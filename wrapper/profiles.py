@@ -15,8 +15,9 @@ from .markers import ANY
 
 LLAMA_CLI_NO_TOKENS = ("llama-cli without --simple-io writes generated text to the terminal device (/dev/tty), "
                        "not stdout: phasewrap sees no tokens; add --simple-io (or use llama-completion)")
-# Command-line warnings that say tokens will be invisible: dropped from a record that did read tokens.
-NO_TOKENS_WARNINGS = frozenset({LLAMA_CLI_NO_TOKENS})
+# The kind of a command-line warning that says tokens will be invisible: dropped from a record that did read
+# tokens. Other command-line warnings are of kind "command".
+NO_TOKENS_KIND = "command_no_tokens"
 
 @dataclass(frozen=True)
 class Profile:
@@ -28,8 +29,8 @@ class Profile:
         stream after ready that are not the echoed prompt.
     token_end: regex on the token stream after which output is no longer tokens (a closing separator).
     prompt_flags / prompt_file_flags: where the prompt is given, to recognise its echo.
-    missing_flags: (executable regex, flag alternatives, warning): warn when that executable runs without
-        any of the flags.
+    missing_flags: (executable regex, flag alternatives, warning kind, warning): warn when that executable
+        runs without any of the flags.
     reported_output_offset: output tokens = the framework's eval count + this (llama.cpp counts eval
         "runs": the first token comes out of prompt eval, so output = runs + 1).
     definitions: (phase, why the framework's own figure differs from phasewrap's) for flagged differences.
@@ -57,7 +58,7 @@ class Profile:
     prompt_file_flags: tuple[str, ...] = ()
     version_args: tuple[str, ...] = ()
     server: bool = False
-    missing_flags: tuple[tuple[str, tuple[str, ...], str], ...] = field(default_factory=tuple)
+    missing_flags: tuple[tuple[str, tuple[str, ...], str, str], ...] = field(default_factory=tuple)
     ready_also: tuple[tuple[str, str], ...] = ()
     reported_output_offset: int = 0
     definitions: tuple[tuple[str, str], ...] = ()
@@ -175,6 +176,7 @@ PROFILES: dict[str, Profile] = {
                 (
                     r"llama-cli",
                     ("--simple-io",),
+                    NO_TOKENS_KIND,
                     LLAMA_CLI_NO_TOKENS,
                 ),
             ),
@@ -330,11 +332,11 @@ def _read_small(path: str, limit_bytes: int = 1 << 20) -> Optional[str]:
         return None
 
 
-def command_warnings(profile: Profile, argv: Sequence[str]) -> list[str]:
-    """Warnings the command line alone justifies (e.g. llama-cli without --simple-io)."""
+def command_warnings(profile: Profile, argv: Sequence[str]) -> list[tuple[str, str]]:
+    """(kind, text) of the warnings the command line alone justifies (e.g. llama-cli without --simple-io)."""
     exe = os.path.basename(argv[0]) if argv else ""
     return [
-        text
-        for exe_pattern, flags, text in profile.missing_flags
+        (kind, text)
+        for exe_pattern, flags, kind, text in profile.missing_flags
         if re.fullmatch(exe_pattern, exe) and not any(f in argv for f in flags)
     ]

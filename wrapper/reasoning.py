@@ -53,10 +53,8 @@ class ThinkTracker:
         self.think_end_ns: Optional[int] = None
         self.first_answer_ns: Optional[int] = None
         self.first_answer_text = ""
+        self.done = False  # nothing more to learn: the answer started, or the output is not thinking
 
-    @property
-    def done(self) -> bool:
-        return self.state in (ANSWER, PLAIN)
 
     def boundary(self) -> Boundary:
         return Boundary(self.thinking, self.think_end_ns, self.first_answer_ns)
@@ -86,7 +84,7 @@ class ThinkTracker:
                 if opening.startswith(head):
                     return  # maybe an opening tag split over reads
             else:
-                self.state = PLAIN
+                self.state, self.done = PLAIN, True
                 return
         if self.state == THINKING:
             window = self._tail + text
@@ -97,7 +95,7 @@ class ThinkTracker:
             self.state, self.think_end_ns = CLOSED, t_ns
             text = window[at + len(self._close):]
         if self.state == CLOSED and text.strip():
-            self.state, self.first_answer_ns = ANSWER, t_ns
+            self.state, self.first_answer_ns, self.done = ANSWER, t_ns, True
             self.first_answer_text = text.strip()
 
 

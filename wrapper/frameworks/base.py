@@ -5,6 +5,10 @@ import re
 
 from .figures import Runs
 
+# Periodic metric lines (vLLM's engine metrics, SGLang's batch lines) are kept line by line up to this many per run;
+# past it only their count, maxima and last values grow, so a server log of days stays a bounded record.
+SERIES_MAX = 1000
+
 # tqdm's elapsed field of a finished bar: "100%|██████████| 120/120 [00:05<00:00, 20.71it/s]"
 _BAR_DONE = re.compile(r"100%.*?\[(?:(\d+):)?(\d+):(\d\d)<")
 

@@ -10,7 +10,9 @@ GB``), ``weights_progress_elapsed_ms`` (the finished ``Loading safetensors check
 ``prefill`` (``batches``, ``new_seqs``, ``new_tokens``, ``cached_tokens`` summed over ``Prefill batch.`` /
 ``Prefill batch,`` lines; ``last_input_tps``/``max_input_tps`` where the line prints ``input throughput
 (token/s)``) and ``decode`` (``batches``, ``last_gen_tps``, ``max_gen_tps`` over ``Decode batch. … gen
-throughput``, either separator).
+throughput``, either separator); both keep ``series``, every line's fields in snake case (``running_req``,
+``token``, ``token_usage``, ``gen_throughput_token_s``, ``new_seq``, ``cached_token``, ``cuda_graph`` …) up to
+base.SERIES_MAX lines.
 ``load_ms`` stays None: SGLang prints the begin and end of weight loading, not a duration.
 
 ``bench_one_batch`` (one dict per ``Prefill.`` line, so the warm-up and the benchmark are two): ``prompt_eval_ms``/
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 
 from . import serving_bench
-from .base import FamilyParser, bar_elapsed_ms
+from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import scaled, seconds_to_ms
 
 NAME = "sglang"
@@ -46,6 +48,19 @@ _DECODE = re.compile(r"Decode batch[.,].*?gen throughput \(token/s\): ([\d.]+)")
 _ONE_BATCH = re.compile(r"(Prefill|Total)\.\s+latency:\s+([\d.]+) (s|ms), throughput:\s+([\d.]+) token/s")
 _ONE_BATCH_DECODE = re.compile(r"Decode\.\s+median latency:\s+([\d.]+) (s|ms), median throughput:\s+([\d.]+) token/s")
 _TO_MS = {"s": 1000, "ms": 1}
+# "#running-req: 509", "token usage: 0.43", "gen throughput (token/s): 7897.87", "cuda graph: True"
+_BATCH_FIELD = re.compile(r"(#?[A-Za-z][A-Za-z _-]*(?:\(token/s\))?): (-?[\d.]+|True|False)(%?)")
+_FIELD_KEY = re.compile(r"[^a-z0-9]+")
+
+
+def _batch_fields(text: str) -> dict:
+    """Every ``name: value`` field of a batch line, names in snake case (``gen_throughput_token_s``)."""
+    start = text.find("batch")
+    out = {}
+    for name, value, pct in _BATCH_FIELD.findall(text, start):
+        key = _FIELD_KEY.sub("_", name.lower()).strip("_") + ("_pct" if pct else "")
+        out[key] = value == "True" if value in ("True", "False") else (int(value) if value.isdigit() else float(value))
+    return out
 _EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin", "Prefill. latency:")
 
 
@@ -80,6 +95,9 @@ class Parser(FamilyParser):
             decode["batches"] += 1
             decode["last_gen_tps"] = gen_tps
             decode["max_gen_tps"] = max(decode["max_gen_tps"], gen_tps)
+            series = decode.setdefault("series", [])
+            if len(series) < SERIES_MAX:
+                series.append(_batch_fields(text))
         elif (m := _PREFILL.search(text)) is not None:
             prefill = extra.setdefault("prefill", {"batches": 0, "new_seqs": 0, "new_tokens": 0, "cached_tokens": 0})
             prefill["batches"] += 1
@@ -90,6 +108,9 @@ class Parser(FamilyParser):
                 input_tps = float(t[1])
                 prefill["last_input_tps"] = input_tps
                 prefill["max_input_tps"] = max(prefill.get("max_input_tps", input_tps), input_tps)
+            series = prefill.setdefault("series", [])
+            if len(series) < SERIES_MAX:
+                series.append(_batch_fields(text))
         elif (m := _WEIGHTS.search(text)) is not None:
             extra.setdefault("avail_mem_after_weights_gb", float(m[1]))
             extra.setdefault("weights_mem_gb", float(m[2]))

@@ -1,7 +1,8 @@
 """Hugging Face text-generation-inference (TGI): the launcher's shard start-up and the router's request lines.
 
 * ``Shard ready in 18.016616627s rank=0`` -> ``load_ms`` (Rust's ``Debug`` format, read like a Go duration). With
-  several shards the first printed is kept and ``extra["shards_ready"]`` counts them.
+  several shards the first printed is kept, ``extra["shards_ready"]`` counts them and ``extra["shard_ready_ms"]``
+  lists each in print order.
 * A router ``Success`` line, ``generate{… total_time="611.286748ms" validation_time="754.5µs"
   queue_time="127.337µs" inference_time="610.405028ms" time_per_token="43.600359ms" seed="None"}: … Success``
   (also ``generate_stream{…}``, ``chat_completions{…}``), is one request: ``total_ms`` and ``extra``
@@ -37,6 +38,7 @@ class Parser(FamilyParser):
             self.runs.fill("load_ms", go_duration_ms(m[1]))
             extra = self.runs.current["extra"]
             extra["shards_ready"] = extra.get("shards_ready", 0) + 1
+            extra.setdefault("shard_ready_ms", []).append(go_duration_ms(m[1]))
             hit = True
         elif 'total_time="' in text and text.rstrip().endswith("Success"):
             hit = self._request(text)

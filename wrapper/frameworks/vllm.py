@@ -1,7 +1,8 @@
 """vLLM (V0 and V1 engines): startup figures and the periodic engine metrics, as one dict for the server's life.
 
 vLLM prints no per-request timings, so there is one dict. Tensor-parallel workers each print their own load
-lines; the first printed value is kept and ``extra["workers_reporting"]`` counts the ``Model loading took`` lines.
+lines; the first printed value is kept, ``extra["workers_reporting"]`` counts the ``Model loading took`` lines and
+``extra["worker_load_ms"]``/``extra["worker_weights_load_ms"]`` list every worker's figure in print order.
 
 ``load_ms``: ``Model loading took 11.0802 GiB and 3.106979 seconds`` (V1). ``extra`` (units in the names):
 ``model_loading_gib``, ``weights_load_ms`` (``Loading weights took 2.63 seconds``), ``model_weights_gb`` (V0 and
@@ -23,7 +24,8 @@ cache size: 396,928 tokens``), ``kv_cache_gib`` (``Available KV cache memory``),
 run took 56.94 s``), ``compile_and_warmup_ms`` (2026 ``torch.compile and initial profiling/warmup run together took
 19.48 s in total``), ``cuda_graph_estimated_gib`` (``Estimated CUDA graph memory: 0.13 GiB total``);
 ``engine_metrics`` summarises the ``Avg prompt throughput: … Avg generation throughput: …``
-lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps`` and the ``last`` line's values (``prompt_tps``,
+lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps``, ``series`` (every line's values, up to
+base.SERIES_MAX) and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
 ``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
 and V0's separate
@@ -31,14 +33,17 @@ and V0's separate
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
 ``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
-``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py).
+``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py). ``benchmark_throughput.py``:
+``throughput_req_s``, ``throughput_total_tok_s``, ``throughput_output_tok_s``; 2023 ``benchmark_serving.py`` and
+``benchmark_latency.py``: ``bench_total_time_ms``, ``avg_latency_ms``, ``avg_latency_per_token_ms``,
+``avg_latency_per_output_token_ms``.
 """
 from __future__ import annotations
 
 import re
 
 from . import serving_bench
-from .base import FamilyParser, bar_elapsed_ms
+from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -79,6 +84,14 @@ _TORCH_COMPILE = re.compile(r"torch\.compile (?:takes|took) ([\d.]+) s in total"
 # 2026: one figure for both, or the warm-up run on its own line.
 _COMPILE_AND_WARMUP = re.compile(r"torch\.compile and initial profiling/warmup run together took ([\d.]+) s")
 _WARMUP = re.compile(r"Initial profiling/warmup run took ([\d.]+) s")
+# benchmarks/benchmark_throughput.py ("Throughput: 89.27 requests/s, 22853.37 total tokens/s, 11426.69 output
+# tokens/s"; until Sep 2024 "…, 20926.37 tokens/s") and the 2023 benchmark_serving.py summary lines
+_THROUGHPUT = re.compile(r"Throughput: ([\d.]+) requests/s(?:, ([\d.]+) (?:total )?tokens/s)?"
+                         r"(?:, ([\d.]+) output tokens/s)?")
+_BENCH_SECONDS = (("bench_total_time_ms", re.compile(r"^Total time: ([\d.]+) s")),
+                  ("avg_latency_ms", re.compile(r"^(?:Avg|Average) latency: ([\d.]+) s")),
+                  ("avg_latency_per_token_ms", re.compile(r"^Average latency per token: ([\d.]+) s")),
+                  ("avg_latency_per_output_token_ms", re.compile(r"^Average latency per output token: ([\d.]+) s")))
 _GRAPH_ESTIMATE = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
@@ -115,6 +128,7 @@ _RULES = (
     ("torch.compile t", _TORCH_COMPILE, "_torch_compile"),
     ("Initial profiling/warmup run took", _WARMUP, "_warmup"),
     ("Estimated CUDA graph memory", _GRAPH_ESTIMATE, "_graph_estimate"),
+    ("Throughput: ", _THROUGHPUT, "_throughput"),
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
     ("Prefix cache hit rate: GPU", _PREFIX_CACHE_V0, "_prefix_cache_v0"),
@@ -126,7 +140,8 @@ _RULES = (
 class Parser(FamilyParser):
     NAME = NAME
     KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES)
-                        | {"checkpoint shards", serving_bench.HEADER}))
+                        | {"checkpoint shards", serving_bench.HEADER, "Total time: ", "latency: ",
+                           "latency per "}))
     EVIDENCE_KEYS = _EVIDENCE
 
     def __init__(self) -> None:
@@ -149,6 +164,13 @@ class Parser(FamilyParser):
                     getattr(self, handler)(m, text)
                     hit = True
                     break
+        if not hit and ("latency" in text or "Total time" in text):
+            for key, rx in _BENCH_SECONDS:
+                m = rx.search(text.strip())
+                if m is not None:
+                    self._extra(key, seconds_to_ms(m[1]))
+                    hit = True
+                    break
         if not hit and any(g in text for g in _MEMORY_GATES):
             for key, rx, convert in _MEMORY_FIELDS:
                 m = rx.search(text)
@@ -169,9 +191,11 @@ class Parser(FamilyParser):
         self._extra("model_loading_gib", float(m[1]))
         extra = runs.current["extra"]
         extra["workers_reporting"] = extra.get("workers_reporting", 0) + 1
+        extra.setdefault("worker_load_ms", []).append(seconds_to_ms(m[2]))
 
     def _weights_seconds(self, m, text):
         self._extra("weights_load_ms", seconds_to_ms(m[1]))
+        self.runs.current["extra"].setdefault("worker_weights_load_ms", []).append(seconds_to_ms(m[1]))
 
     def _weights_gb(self, m, text):
         self._extra("model_weights_gb", float(m[1]))
@@ -225,6 +249,13 @@ class Parser(FamilyParser):
     def _warmup(self, m, text):
         self._extra("warmup_ms", seconds_to_ms(m[1]))
 
+    def _throughput(self, m, text):
+        self._extra("throughput_req_s", float(m[1]))
+        if m[2] is not None:
+            self._extra("throughput_total_tok_s", float(m[2]))
+        if m[3] is not None:
+            self._extra("throughput_output_tok_s", float(m[3]))
+
     def _graph_estimate(self, m, text):
         self._extra("cuda_graph_estimated_gib", float(m[1]))
 
@@ -250,6 +281,9 @@ class Parser(FamilyParser):
         summary["max_prompt_tps"] = max(summary["max_prompt_tps"], prompt_tps)
         summary["max_generation_tps"] = max(summary["max_generation_tps"], gen_tps)
         summary["last"] = last
+        series = summary.setdefault("series", [])
+        if len(series) < SERIES_MAX:
+            series.append(last)
 
     def _spec(self, m, text):
         spec = {"mean_acceptance_length": float(m[1]), "draft_acceptance_rate_pct": float(m[2])}
