@@ -33,7 +33,7 @@ class RunRecords(list):
     """
 
     exit_status: int = 0
-    unwritten: list = []
+    unwritten: tuple = ()  # run() sets a list of its own
     stopped_by: Optional[int] = None  # the signal that stopped the session between two runs
 
 

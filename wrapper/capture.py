@@ -25,7 +25,7 @@ from typing import Iterator, Optional
 
 from .errors import UsageError
 from .events import Chunk, Sample
-from .export.writer import show_path
+from .export.writer import show_path, write_whole
 
 SCHEMA = "phasewrap.capture/1"
 SUFFIX = ".capture.jsonl"
@@ -76,15 +76,9 @@ class CaptureWriter:
         if self._fd < 0 or self.failure is not None:
             return
         data = (text + "\n").encode("utf-8", "surrogateescape")
-        view = memoryview(data)
         try:
-            while view:
-                view = view[os.write(self._fd, view):]
+            write_whole(self._fd, data, self._size)
         except OSError as exc:
-            try:
-                os.ftruncate(self._fd, self._size)
-            except OSError:
-                pass
             self.failure = (f"--capture: writing {show_path(self.path)} stopped ({exc.strerror}); the capture "
                             "holds the output up to then, this record has the whole run")
             return

@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from typing import Optional, Sequence
 
 from . import __version__
@@ -300,13 +299,12 @@ def _load_hash_cache(path: str) -> dict:
 
 def _store_hash_cache(path: str, data: dict) -> None:
     """Write atomically (temp file + rename); a cache that can't be written only costs a re-hash later."""
+    from .export.writer import OutputError, write_file
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".exe-sha256-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=0, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
+        write_file(path, json.dumps(data, indent=0, sort_keys=True))
+    except (OSError, OutputError):
         pass
 
 

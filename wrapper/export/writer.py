@@ -90,6 +90,19 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def write_whole(fd: int, data: bytes, size: int) -> None:
+    """Write ``data`` at the end of ``fd`` (now ``size`` bytes long) completely, or cut the file back to ``size``
+    and raise the OSError: never a partial line for the next writer to be glued onto."""
+    try:
+        _write_all(fd, data)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError:
+            pass
+        raise
+
+
 def check_writable(option: str, path: str) -> None:
     """Fail early, with the fix, when ``path`` can't be written (its directory may not exist yet).
 
@@ -137,12 +150,8 @@ def append_locked(path: str, make_text: Callable[[Optional[str]], str], option: 
         if size and _last_byte(path, size) != b"\n":
             text = "\n" + text  # the previous writer was cut off mid-line: start ours on a fresh one
         try:
-            _write_all(fd, text.encode("utf-8", "surrogateescape"))
+            write_whole(fd, text.encode("utf-8", "surrogateescape"), size)
         except OSError as exc:
-            try:
-                os.ftruncate(fd, size)  # no half line left behind for the next append to be glued onto
-            except OSError:
-                pass
             raise _fail(option, path, exc, "free some space; nothing of this record was written there") from None
     finally:
         os.close(fd)  # closing releases the lock
