@@ -220,3 +220,12 @@ def test_plot_to_stdout_and_onto_a_full_disk(tmp):
         proc = run_phasewrap(["plot", str(records), "-o", str(out)])
         assert proc.returncode == 2 and b"Traceback" not in proc.stderr
         assert out.read_bytes() == b"old"
+
+
+def test_dash_appends_records_to_stdout_and_creates_no_file(tmp):
+    proc = run_phasewrap(QUIET + ["-n", "2", "--csv", "-", "--", *QUICK], cwd=tmp)
+    rows = proc.stdout.decode().splitlines()
+    assert proc.returncode == 0 and len(rows) == 3 and rows[0].startswith("date_time,")  # one header
+    proc = run_phasewrap(QUIET + ["--jsonl", "-", "--", *QUICK], cwd=tmp)
+    assert json.loads(proc.stdout)["status"] == "ok"
+    assert not (tmp / "-").exists()

@@ -434,12 +434,16 @@ def reported_records(path: str, lines: list, framework: Optional[str], found: Op
 
 
 def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
-    """A timed log whose framework printed several runs/requests: the record of the recording carries the last
-    one's figures (as a live run does), so each earlier one gets its own record, as in a log without times."""
+    """A timed server log holding several requests: the record of the recording carries the last one's figures
+    (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
+    tool's timed log is one run; figures repeated in it stay with the last.)"""
     if obs.raw_lines is None:
         return []
     found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
-    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind) if len(found) > 1 else []
+    profile = PROFILES.get(found[-1]["framework"])
+    if len(found) < 2 or profile is None or not profile.server:
+        return []
+    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,

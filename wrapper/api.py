@@ -91,7 +91,7 @@ def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
     for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
         if path:
             check_writable(option, path)
-    if csv and os.path.isfile(csv):
+    if csv and csv != "-" and os.path.isfile(csv):
         with open(csv, "rb") as fh:
             problem = csvlog.header_problem(fh.read(1 << 16))
         if problem:

@@ -23,6 +23,7 @@ from typing import Callable, Optional, Union
 from ..errors import UsageError
 
 STDOUT = "-"
+_stdout_first: Optional[str] = None  # the first line appended to stdout, as a file's first line would be
 
 
 class OutputError(UsageError):
@@ -137,7 +138,15 @@ def append_locked(path: str, make_text: Callable[[Optional[str]], str], option: 
 
     ``make_text`` sees the file's first line (None for an empty file) so a CSV writer can decide on a header
     and its columns while holding the lock. Raises ``OutputError``; the file is then as it was before.
+    ``-`` appends to stdout (its "first line" is the first one this process wrote there).
     """
+    if path == STDOUT:
+        global _stdout_first
+        text = make_text(_stdout_first)
+        write_file(STDOUT, text, option)
+        if _stdout_first is None and text:
+            _stdout_first = text.split("\n", 1)[0]
+        return
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
     except OSError as exc:

@@ -118,7 +118,7 @@ _WARN = object()  # routing target of the warn_rules keys
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
-DETECTION_WINDOW_LINES = 10_000
+DETECTION_WINDOW_LINES = 2_000
 
 
 class StreamParser:

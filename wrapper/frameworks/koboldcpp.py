@@ -37,15 +37,16 @@ EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Load Text 
 
 _SECONDS = r"([\d.,]+)s"
 _PER_TOKEN = r"(?:\s*\((?:([\d.,]+)ms/T)?(?:\s*=\s*)?(?:([\d.,]+)T/s)?\))?"
+# field -> (substring that must be in the line, regex); the substring test keeps other lines cheap
 _FIELDS = {
-    "ctx": re.compile(r"\b(?:CtxLimit|ContextLimit):\s*(\d+)/(\d+)"),
-    "amt": re.compile(r"\bAmt:\s*(\d+)/(\d+)"),
-    "init": re.compile(r"\bInit:\s*" + _SECONDS),
-    "prompt": re.compile(r"\bProcess(?:ing)?:\s*" + _SECONDS + _PER_TOKEN),
-    "prompt_n": re.compile(r"\bProcessed:\s*(\d+) in " + _SECONDS + _PER_TOKEN),
-    "eval": re.compile(r"\bGenerat(?:e|ion):\s*" + _SECONDS + _PER_TOKEN),
-    "eval_n": re.compile(r"\bGenerated:\s*(\d+)/(\d+) in " + _SECONDS + _PER_TOKEN),
-    "total": re.compile(r"\bTotal:\s*" + _SECONDS + _PER_TOKEN),
+    "ctx": ("Limit:", re.compile(r"\b(?:CtxLimit|ContextLimit):\s*(\d+)/(\d+)")),
+    "amt": ("Amt:", re.compile(r"\bAmt:\s*(\d+)/(\d+)")),
+    "init": ("Init:", re.compile(r"\bInit:\s*" + _SECONDS)),
+    "prompt": ("Process", re.compile(r"\bProcess(?:ing)?:\s*" + _SECONDS + _PER_TOKEN)),
+    "prompt_n": ("Processed:", re.compile(r"\bProcessed:\s*(\d+) in " + _SECONDS + _PER_TOKEN)),
+    "eval": ("Generat", re.compile(r"\bGenerat(?:e|ion):\s*" + _SECONDS + _PER_TOKEN)),
+    "eval_n": ("Generated:", re.compile(r"\bGenerated:\s*(\d+)/(\d+) in " + _SECONDS + _PER_TOKEN)),
+    "total": ("Total:", re.compile(r"\bTotal:\s*" + _SECONDS + _PER_TOKEN)),
 }
 _PROGRESS = re.compile(r"\b(Processing Prompt|Generating)\s*(?:\[\w+\]\s*)?\(\s*(\d+)\s*/\s*(\d+)\s*tokens\)")
 _VERSION = re.compile(r"Welcome to KoboldCpp - Version (\S+)")
@@ -65,7 +66,7 @@ class Parser(FamilyParser):
     EVIDENCE_KEYS = EVIDENCE
 
     def feed(self, text: str, line: str) -> None:
-        if "Total:" in text or "Limit" in text or "Process" in text and ":" in text:
+        if "Total:" in text or "Limit:" in text or "Process" in text:
             if self._summary(text):
                 self.evidence += 1
                 return
@@ -124,7 +125,7 @@ class Parser(FamilyParser):
             runs.current["extra"]["max_new_tokens"] = of
 
     def _summary(self, text: str) -> bool:
-        found = {name: rx.search(text) for name, rx in _FIELDS.items()}
+        found = {name: rx.search(text) if key in text else None for name, (key, rx) in _FIELDS.items()}
         matched = sum(1 for m in found.values() if m is not None)
         # One field alone ("Total: 4.5s") is too common to be evidence; a summary has two or a context limit.
         if matched == 0 or (matched == 1 and not found["ctx"] and not self.evidence):

@@ -68,7 +68,8 @@ _VALUE = re.compile(
     re.IGNORECASE)
 # Searched, not matched at the line start: with stdout and stderr merged, generated text without a final newline
 # sits in front of the block's first line.
-_PERF = re.compile(r"(?P<fn>\w*(?:perf\w*print|print_timings)\w*):\s+(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
+_PERF = re.compile(r"(?P<fn>llama_print_timings|llama_perf_[a-z]+_print|common_perf_print):\s+"
+                   r"(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
 _BUILD = re.compile(r"\bbuild(?: =|:) (\d+ \([0-9a-f]+\)|[0-9a-f]+ \(\d+\))")
 _VERSION = re.compile(r"version: (\S.*?)\s*$")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
@@ -147,12 +148,14 @@ def apply_timing(runs: Runs, name: str, rest: str, load_key: str = "load_ms") ->
 
 def perf_line(text: str) -> tuple[str, str] | None:
     """(name, rest) of a ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line."""
-    m = _PERF.search(text)
+    m = _PERF.search(text) if "_print" in text else None
     return None if m is None else (m["name"], m["rest"])
 
 
 def feed_perf(text: str, runs: Runs, load_key: str = "load_ms") -> bool:
     """A ``llama_print_timings:`` / ``llama_perf_*_print:`` / ``common_perf_print:`` line; True if it was one."""
+    if "_print" not in text:  # every block's function name has it; most routed lines don't
+        return False
     m = _PERF.search(text)
     if m is None:
         return False

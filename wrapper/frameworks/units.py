@@ -14,6 +14,7 @@ Arithmetic goes through ``Decimal`` so ``5.088275983s`` becomes exactly ``5088.2
 """
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -67,12 +68,23 @@ def _decimal(text: str | None, decimal_comma: bool | None = None) -> Decimal | N
 
 def number(text: str | None, decimal_comma: bool | None = None) -> float | None:
     """``"1,234.5"`` -> ``1234.5``; ``"285,92"`` -> ``285.92``; ``"nan"``, ``"-inf"``, ``""`` -> ``None``."""
+    if text is None:
+        return None
+    if "," not in text and "_" not in text and not (decimal_comma and _THOUSANDS_DOT.fullmatch(text.strip())):
+        try:  # the common case, a plain number: float() reads it as Decimal would
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            return value if math.isfinite(value) else None
     value = _decimal(text, decimal_comma)
     return None if value is None else float(value)
 
 
 def integer(text: str | None, decimal_comma: bool | None = None) -> int | None:
     """``"396,928"`` -> ``396928``; ``"1.024"`` with ``decimal_comma=True`` -> ``1024``; a fraction -> ``None``."""
+    if text is not None and text.strip().isdigit():
+        return int(text)
     value = _decimal(text, decimal_comma)
     if value is None or value != value.to_integral_value():
         return None
