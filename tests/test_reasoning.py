@@ -12,6 +12,7 @@ from .conftest import STANDIN, json_record, run_phasewrap
 from .test_run import SERVER
 
 MS = 1_000_000
+ATTEMPTS = 3
 
 
 def feed(reads):
@@ -69,14 +70,17 @@ def test_event_reasoning_shapes():
 def test_standin_thinking_half_a_second(tmp_path):
     """ttfo_s − ttft_s within 20 ms of the child's own first answer − first token."""
     stamps = tmp_path / "child.json"
-    proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--format", "json", "--", *STANDIN,
-                          "--load-s", "0.1", "--ttft-s", "0.1", "--think-s", "0.5", "--tokens", "20",
-                          "--interval-s", "0.02", "--stamps-file", str(stamps)])
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(proc.stdout)
-    child = json.loads(stamps.read_text())
-    r = rec["reasoning"]
-    child_s = (child["first_answer_ns"] - child["first_token_ns"]) / 1e9
+    for _ in range(ATTEMPTS):  # a machine busy enough to delay phasewrap's reads by 20 ms gets another try
+        proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--format", "json", "--", *STANDIN,
+                              "--load-s", "0.1", "--ttft-s", "0.1", "--think-s", "0.5", "--tokens", "20",
+                              "--interval-s", "0.02", "--stamps-file", str(stamps)])
+        assert proc.returncode == 0, proc.stderr
+        rec = json.loads(proc.stdout)
+        child = json.loads(stamps.read_text())
+        r = rec["reasoning"]
+        child_s = (child["first_answer_ns"] - child["first_token_ns"]) / 1e9
+        if abs((r["ttfo_s"] - rec["phases"]["ttft_s"]) - child_s) <= 0.020:
+            break
     assert abs((r["ttfo_s"] - rec["phases"]["ttft_s"]) - child_s) <= 0.020, (r, child_s)
     assert abs(rec["markers"]["first_answer_token"]["t_s"] * 1e9 + rec["t0_monotonic_ns"]
                - child["first_answer_ns"]) <= 20 * MS
@@ -100,19 +104,23 @@ def test_server_reasoning_through_request(tmp_path, api):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     stamps = tmp_path / "server.json"
-    proc = run_phasewrap(["run", "--ready", "listening on", "--request", "why", "--max-tokens", "10", "--api", api,
-                          "--format", "json", "--quiet", "--capture", str(tmp_path / "cap"), "--", *SERVER,
-                          "--port", str(port), "--load-s", "0.1", "--ttft-s", "0.05", "--interval-s", "0.02",
-                          "--reasoning-s", "0.5", "--stamps-file", str(stamps)])
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(proc.stdout)
-    child = json.loads(stamps.read_text())
-    child_s = (child["first_answer_ns"] - child["first_event_ns"]) / 1e9
-    r = rec["reasoning"]
+    for attempt in range(ATTEMPTS):  # a machine busy enough to delay the reads by 20 ms gets another try
+        cap_dir = tmp_path / f"cap{attempt}"
+        proc = run_phasewrap(["run", "--ready", "listening on", "--request", "why", "--max-tokens", "10", "--api",
+                              api, "--format", "json", "--quiet", "--capture", str(cap_dir), "--", *SERVER,
+                              "--port", str(port), "--load-s", "0.1", "--ttft-s", "0.05", "--interval-s", "0.02",
+                              "--reasoning-s", "0.5", "--stamps-file", str(stamps)])
+        assert proc.returncode == 0, proc.stderr
+        rec = json.loads(proc.stdout)
+        child = json.loads(stamps.read_text())
+        child_s = (child["first_answer_ns"] - child["first_event_ns"]) / 1e9
+        r = rec["reasoning"]
+        if abs((r["ttfo_s"] - rec["phases"]["ttft_s"]) - child_s) <= 0.020:
+            break
     assert abs((r["ttfo_s"] - rec["phases"]["ttft_s"]) - child_s) <= 0.020, (r, child_s)
     assert rec["markers"]["first_answer_token"]["stream"] == "http"
     assert r["answer_chunks"] == 10
-    [cap] = (tmp_path / "cap").iterdir()
+    [cap] = cap_dir.iterdir()
     again = run_phasewrap(["analyze", "--ready", "listening on", "--format", "json", str(cap)])
     [replayed] = json.loads(again.stdout)
     assert replayed["reasoning"] == r and replayed["markers"]["first_answer_token"] == rec["markers"]["first_answer_token"]
