@@ -35,7 +35,7 @@ from .profiles import PROFILES
 SNIFF_BYTES = 64 << 10
 SNIFF_LINES = 200
 _SECONDS = re.compile(r"(\d+\.\d{3,9}) ")
-RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note")
+RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note", "fleet")
 TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
 
 

@@ -20,7 +20,7 @@ log = logging.getLogger("phasewrap")
 PathOrRecords = Union[str, os.PathLike, Sequence]
 EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
-__all__ = ["run", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
+__all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy"]
 
 
@@ -141,6 +141,50 @@ def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> b
     return ok
 
 
+def _fleet_outputs(session, jsonl: Optional[str], csv: Optional[str], capture_dir: Optional[str]):
+    """(jsonl path for a run_id, csv path for a run_id, capture directory to check, the one capture directory
+    or None when it differs per run) with the ``{host}``,
+    ``{shard}``, ``{sweep_id}``, ``{run_id}`` placeholders filled in; a ``{run_id}`` capture directory is
+    made per run through ``session.capture_dir_for``."""
+    from .fleet import capture_check_dir, expand, placeholders_in
+
+    info = session.fleet
+
+    def per_run(template: Optional[str]):
+        return lambda run_id: expand(template, info, run_id) if template else template
+
+    if capture_dir and placeholders_in(capture_dir):
+        template = expand(capture_dir, info, "{run_id}")
+
+        def capture_dir_for(run_id: str) -> str:
+            path = template.replace("{run_id}", run_id)
+            os.makedirs(path, exist_ok=True)
+            return path
+
+        session.capture_dir_for = capture_dir_for
+        fixed = None if "{run_id}" in template else template
+        return per_run(jsonl), per_run(csv), fixed or capture_check_dir(template), fixed
+    return per_run(jsonl), per_run(csv), capture_dir, capture_dir
+
+
+def _exporters(prom_textfile: Optional[str], mlflow: Optional[str], session) -> list:
+    """One callable per exporter asked for, each taking a finished record; checked before anything runs."""
+    out = []
+    if prom_textfile is not None:
+        from .export import prometheus
+
+        out.append(prometheus.Exporter(prom_textfile))
+    if mlflow is not None:
+        from .export import mlflow as mlflow_export
+
+        def capture_for(run_id: str) -> Optional[str]:
+            directory = session.capture_dir_for(run_id) if session.capture_dir_for else session.base.capture_dir
+            return os.path.join(directory, run_id + ".capture.jsonl") if directory else None
+
+        out.append(mlflow_export.Exporter(mlflow or None, capture_for=capture_for))
+    return out
+
+
 def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
     if gpu == "off":
         return
@@ -177,7 +221,9 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         fingerprint: bool = True, request: Optional[str] = None, max_tokens: Optional[int] = None,
         api: str = "openai", url: Optional[str] = None, model: Optional[str] = None, plot: Optional[str] = None,
         on_record: Optional[Callable[[dict], None]] = None,
-        on_progress: Optional[Callable[[str], None]] = None) -> RunRecords:
+        on_progress: Optional[Callable[[str], None]] = None, shard: Optional[str] = None,
+        shards: Optional[int] = None, sweep_id: Optional[str] = None, prom_textfile: Optional[str] = None,
+        mlflow: Optional[str] = None) -> RunRecords:
     """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
 
     The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
@@ -189,6 +235,12 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
 
     SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
     comes between two runs stops the session there (``stopped_by``, exit status 128+N).
+
+    Beyond one machine: ``shard`` ``"I/N"`` or ``"auto"`` (Slurm array / Kubernetes Indexed Job variables,
+    ``shards`` for Kubernetes) runs only that slice of the plan; every record carries ``fleet`` (host, shard,
+    sweep_id, scheduler, job_id, plan index); ``jsonl``, ``csv`` and ``capture_dir`` may hold ``{host}``,
+    ``{shard}``, ``{sweep_id}`` and ``{run_id}``. ``prom_textfile`` (a directory) and ``mlflow`` (a tracking
+    URI, ``""`` for the local default) export each record (extras ``prometheus`` / ``mlflow``).
 
     Returns the records (``RunRecords``, a list with ``exit_status``). Raises ``UsageError`` for bad options
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
@@ -216,7 +268,12 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         prepared = check(session)
     except ValueError as exc:
         raise UsageError(f"phasewrap run: {exc}") from None
-    _check_outputs(jsonl, csv, capture_dir, plot)
+    from . import fleet as _fleet
+
+    session.items, session.fleet = _fleet.setup(shard, shards, sweep_id, len(prepared), runs)
+    jsonl_for, csv_for, capture_check, capture_dir = _fleet_outputs(session, jsonl, csv, capture_dir)
+    _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot)
+    exporters = _exporters(prom_textfile, mlflow, session)
     for warning in prepared[0].warnings:
         log.warning("%s", warning.text)
     _refuse_or_warn_busy_gpu(gpu, require_idle_gpu)
@@ -224,8 +281,10 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     unwritten: list = []
 
     def finished(record: dict) -> None:
-        if not _append_outputs(record, jsonl, csv):
+        if not _append_outputs(record, jsonl_for(record["run_id"]), csv_for(record["run_id"])):
             unwritten.append(record["run_id"])
+        for export in exporters:
+            export(record)
         if on_record is not None:
             on_record(record)
 
@@ -360,11 +419,82 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
     return timeline(load_runs(inputs), output)
 
 
-def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike]) -> str:
+def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike], *,
+           by: Optional[str] = None) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
-    tables, diagnosis, environment and the timeline. Returns the output path."""
+    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top. Returns the
+    output path."""
     from .html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    return write_report([os.fspath(i) for i in inputs], os.fspath(output))
+    inputs = [os.fspath(i) for i in inputs]
+    sections = ()
+    if by == "host":
+        from .byhost import render_html, table
+        from .plot import load_runs
+
+        sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
+    return write_report(inputs, os.fspath(output), sections=sections)
+
+
+def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) -> list:
+    """The recorded runs of ``run(command, sweep=sweep, runs=runs)``, numbered, with the shard of ``shards``
+    that runs each: ``[{"index", "shard", "shards", "repeat", "tags", "command"}]``. Nothing runs."""
+    from .fleet import plan as plan_items
+    from .fleet import shard_of
+    from .session import variants
+
+    command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    try:
+        combos = variants(command, _sweeps(sweep))
+    except ValueError as exc:
+        raise UsageError(f"phasewrap plan: {exc}") from None
+    items = plan_items(len(combos), runs)
+    if shards > len(items):
+        raise UsageError(f"phasewrap plan: --shards {shards}: the plan has only {len(items)} run(s); use at most "
+                         f"{len(items)} shards")
+    return [{"index": it.index, "shard": shard_of(it.index, len(items), shards), "shards": shards,
+             "repeat": it.repeat, "tags": combos[it.variant][0], "command": combos[it.variant][1]} for it in items]
+
+
+def merge(inputs: Sequence, output: Optional[str] = None):
+    """Merge record files and directories (see ``wrapper.merge``); writes ``output`` (``-`` stdout) atomically
+    when given. Returns (``Merged``, number of files read). Raises ``UsageError`` when no record was found."""
+    from .export.writer import write_file
+    from .merge import collect, merge as merge_records, serialize
+
+    read, problems = collect([os.fspath(p) for p in inputs])
+    for line in problems:
+        log.warning("%s", line)
+    merged = merge_records(read, problems)
+    if not merged.records:
+        raise UsageError("phasewrap merge: no run records found in " + ", ".join(map(os.fspath, inputs)) +
+                         "; point to the files written by `phasewrap run --jsonl`")
+    if output is not None:
+        write_file(os.fspath(output), serialize(merged), "-o")
+    return merged, len(read)
+
+
+def by_host(records: PathOrRecords, *, plot: Optional[str] = None) -> dict:
+    """The runs side by side per host (``byhost.table``: per-phase medians, the difference to the other hosts,
+    outliers), as ``compare --by host`` shows it. ``records``: records, records files, or a merged file.
+    ``plot``: also draw per-phase bars per host (.png, .svg or .html)."""
+    from .byhost import table
+
+    records = _records_of(records)
+    if plot:
+        from .byhost import bars_bytes
+        from .export.writer import write_file
+        from .plot import format_of
+
+        write_file(os.fspath(plot), bars_bytes(records, format_of(os.fspath(plot))), "--plot")
+    return table(records)
+
+
+def diagnose_by_host(records: PathOrRecords) -> dict:
+    """``{host: findings}``: ``diagnose`` on each host's runs on its own, hosts in first-seen order."""
+    from .byhost import group
+    from .diagnose import diagnose as _diagnose
+
+    return {host: _diagnose(runs) for host, runs in group(_records_of(records)).items()}

@@ -163,7 +163,43 @@ def _add_run(sub) -> None:
     sv.add_argument("--url", metavar="URL", type=validate.url("--url"), help="server base URL (default: from --host/--port in the command, "
                     "else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
+    fl = run.add_argument_group("beyond one machine (Slurm job arrays, Kubernetes Indexed Jobs; see phasewrap plan)")
+    fl.add_argument("--shard", metavar="I/N|auto", help="run only shard I of N of the plan (numbered from 0); auto: "
+                    "from SLURM_ARRAY_TASK_ID/_MIN/_MAX (or _COUNT), or JOB_COMPLETION_INDEX with --shards N")
+    fl.add_argument("--shards", type=_positive_int("--shards"), metavar="N",
+                    help="number of shards (the Kubernetes Job's completions) for --shard auto; for plan: split into N")
+    fl.add_argument("--sweep-id", metavar="ID", help="name of the sweep in fleet.sweep_id (default: "
+                    "SLURM_ARRAY_JOB_ID, the Job's JOB_NAME, else generated)")
+    fl.add_argument("--prom-textfile", metavar="DIR", help="write DIR/phasewrap.prom (atomically) for node_exporter's "
+                    "textfile collector: the last run per label set (needs phasewrap[prometheus])")
+    fl.add_argument("--mlflow", nargs="?", const="", metavar="TRACKING_URI", help="log a parent MLflow run per "
+                    "sweep and a child run per record (default store: sqlite:///mlflow.db in the working "
+                    "directory; needs phasewrap[mlflow])")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_plan(sub) -> None:
+    sub.add_parser("plan", parents=[sub.choices["run"]], add_help=False, conflict_handler="resolve",
+                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                   help="print a sweep's runs, numbered, and how they split into --shards N",
+                   description="Print every recorded run of `phasewrap run` with the same options (each -L "
+                   "combination x -n runs), numbered, and the shard that runs it with --shards N. Nothing runs.",
+                   epilog="example:\n  phasewrap plan -L ctx=512,1024,2048,4096 -n 2 --shards 4 -- "
+                   "llama-completion -c {ctx} ...")
+
+
+def _add_merge(sub) -> None:
+    mer = sub.add_parser("merge", help="merge the record files of a sharded sweep: validated, duplicates dropped, "
+                         "missing plan items and host differences reported",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description="Read every record file (*.jsonl, *.json; not captures) under FILES/DIRS, "
+                         "keep the good lines of a cut-off file, drop repeated run_ids, and write one JSONL file. "
+                         "On stderr: one line per problem, per plan item no record covers (a failed task) and "
+                         "per environment condition (GPU, driver, binary, CPU) on which hosts differ. Exit "
+                         "status 1 when plan items are missing.",
+                         epilog="example:\n  phasewrap merge results/ -o sweep.jsonl")
+    mer.add_argument("inputs", nargs="+", metavar="FILE|DIR")
+    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="merged records (- for stdout)")
 
 
 def _add_analyze(sub) -> None:
@@ -214,6 +250,8 @@ def _add_compare(sub) -> None:
     cmp.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate from BASE")
     cmp.add_argument("--format", choices=("table", "json"), default="table")
     cmp.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw per-phase bars with min-max whiskers")
+    cmp.add_argument("--by", choices=("host",), help="host: the runs of BASE (and CAND) side by side per host "
+                     "(fleet.host): per-phase medians, the difference to the other hosts, outliers")
 
 
 def _add_diagnose(sub) -> None:
@@ -221,6 +259,7 @@ def _add_diagnose(sub) -> None:
                          epilog="example: phasewrap diagnose runs.jsonl")
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
+    dia.add_argument("--by", choices=("host",), help="host: the by-host table, then each host diagnosed on its own")
 
 
 def _add_plot(sub) -> None:
@@ -231,6 +270,7 @@ def _add_plot(sub) -> None:
     plo.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     plo.add_argument("-o", "--output", required=True, metavar="FILE", type=validate.picture("-o"), help=".png, .svg or .html")
     plo.add_argument("--compare", action="store_true", help="INPUTs are BASE and CAND records: per-phase bars")
+    plo.add_argument("--by", choices=("host",), help="host: INPUTs are records; per-phase bars per host, outliers red")
 
 
 def _add_report(sub) -> None:
@@ -238,10 +278,11 @@ def _add_report(sub) -> None:
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
-SUBCOMMANDS = (_add_run, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -323,7 +364,9 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
             note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
             model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
             max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
-            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err)
+            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
+            shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
+            mlflow=args.mlflow)
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY
@@ -341,6 +384,22 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
     elif args.format == "json" and records:
         _out(jsonl.pretty(records[0] if single else list(records)))
     return records.exit_status
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .fleet import render_plan
+
+    rows = api.plan(_command(args), sweep=list(args.sweep), runs=args.runs, shards=args.shards or 1)
+    _out(jsonl.pretty(rows) if args.format == "json" else render_plan(rows, args.warmup))
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .merge import summary
+
+    merged, files = api.merge(args.inputs, args.output)
+    _err(summary(merged, files))
+    return 1 if merged.missing else 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -373,6 +432,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import render_table
     from .records_io import parse_tag_filters
 
+    if args.by == "host":
+        from .byhost import render
+
+        result = api.by_host([args.base] + ([args.cand] if args.cand else []), plot=args.plot)
+        _out(jsonl.pretty(result) if args.format == "json" else render(result))
+        return 0
     result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
                          cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
     _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
@@ -382,19 +447,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    if args.by == "host":
+        from .byhost import render
+
+        per_host = api.diagnose_by_host(args.files)
+        if args.format == "json":
+            _out(jsonl.pretty({host: [asdict(f) for f in fs] for host, fs in per_host.items()}))
+        else:
+            _out(render(api.by_host(args.files)) + "".join(f"\nhost {host}:\n{render_findings(fs)}"
+                                                         for host, fs in per_host.items()))
+        return 0
     findings = api.diagnose(args.files)
     _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
     return 0
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    api.plot(args.inputs, args.output, compare=args.compare)
+    if args.by == "host":
+        api.by_host(args.inputs, plot=args.output)
+    else:
+        api.plot(args.inputs, args.output, compare=args.compare)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    api.report(args.inputs, args.output)
+    api.report(args.inputs, args.output, by=args.by)
     _err(f"phasewrap: wrote {show_path(args.output)}")
     return 0
 
@@ -405,8 +483,8 @@ def render_findings(findings: list) -> str:
     return render(findings)
 
 
-COMMANDS = {"run": cmd_run, "analyze": cmd_analyze, "env": cmd_env, "compare": cmd_compare, "diagnose": cmd_diagnose,
-            "plot": cmd_plot, "report": cmd_report}
+COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env,
+            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report}
 
 
 def _ensure_standard_fds() -> None:

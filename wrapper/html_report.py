@@ -172,13 +172,15 @@ def _run_section(view: RunView) -> str:
     return "".join(parts)
 
 
-def report_html(views: Sequence[RunView], inputs: Sequence[str] = ()) -> str:
-    """The report page for ``views`` (pure: no file I/O); ``inputs`` are named at the top."""
+def report_html(views: Sequence[RunView], inputs: Sequence[str] = (), sections: Sequence[str] = ()) -> str:
+    """The report page for ``views`` (pure: no file I/O); ``inputs`` are named at the top; ``sections``:
+    ready HTML fragments (e.g. the by-host table) placed after the overview."""
     views = list(views)
     body = [f"<h1>phasewrap report: {len(views)} run{'s' if len(views) != 1 else ''}</h1>\n"]
     if inputs:
         body.append("<p>from " + ", ".join(f"<code>{_e(show_path(i))}</code>" for i in inputs) + "</p>\n")
     body.append(_overview(views))
+    body += list(sections)
     try:
         png = timeline_bytes(views, "png")
     except PlotUnavailable as exc:
@@ -189,7 +191,8 @@ def report_html(views: Sequence[RunView], inputs: Sequence[str] = ()) -> str:
     return html_page("phasewrap report", "".join(body), STYLE)
 
 
-def write_report(inputs: Sequence[str], path: str) -> str:
+def write_report(inputs: Sequence[str], path: str, sections: Sequence[str] = ()) -> str:
     """Read runs from ``inputs`` (record JSONL, capture files, capture folders) and write the report to ``path``."""
-    write_file(path, report_html(load_runs(inputs), inputs).encode("utf-8", "backslashreplace"), "report -o")
+    write_file(path, report_html(load_runs(inputs), inputs, sections).encode("utf-8", "backslashreplace"),
+               "report -o")
     return path

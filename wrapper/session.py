@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from . import env as _env
+from . import fleet as _fleet
 from . import pagecache
-from .runner import RunConfig, execute, prepare
+from .runner import RunConfig, execute, new_run_id, prepare
 from .signals import SignalGuard
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -30,6 +31,9 @@ class SessionConfig:
     model_files: list = field(default_factory=list)
     sweeps: list = field(default_factory=list)  # [(name, [values])]
     fingerprint: bool = True
+    fleet: Optional[dict] = None  # the ``fleet`` key (wrapper.fleet.describe); each record adds its plan_index
+    items: Optional[list] = None  # the plan items to run (a shard, wrapper.fleet.select); None: the whole plan
+    capture_dir_for: Optional[Callable[[str], str]] = None  # run_id → capture directory ({run_id} placeholders)
 
 
 def parse_sweep(text: str) -> tuple[str, list[str]]:
@@ -93,16 +97,21 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                                on_progress=on_progress, signals=own)
     records: list = []
     status = 0
-    total = len(prepared) * (cfg.warmup + cfg.runs)
+    wanted: dict = {}
+    for item in cfg.items if cfg.items is not None else _fleet.plan(len(prepared), cfg.runs):
+        wanted.setdefault(item.variant, []).append(item)
+    total = sum(cfg.warmup + len(items) for items in wanted.values())
     done = 0
-    for prep in prepared:
+    for variant, prep in enumerate(prepared):
+        if variant not in wanted:
+            continue
         files = pagecache.model_files(prep.config.command, cfg.model_files)
         fingerprint = None
         if cfg.fingerprint:
             fingerprint = _env.fingerprint(prep.config.command, files, prep.profile.version_args,
                                            prompt=_prompt_of(prep))
-        for i in range(cfg.warmup + cfg.runs):
-            warmup = i < cfg.warmup
+        for i, item in enumerate([None] * cfg.warmup + wanted[variant]):
+            warmup = item is None
             if cfg.cold and files:
                 if cfg.drop_caches:
                     pagecache.drop_caches()
@@ -118,10 +127,17 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
                             f"{' ' + tags if tags else ''}")
             extra = {"cache": cache, "warmup": warmup,
-                     "repeat": {"index": i - cfg.warmup if not warmup else i, "of": cfg.runs}}
+                     "repeat": {"index": i if warmup else item.repeat, "of": cfg.runs}}
             if fingerprint is not None:
                 extra["env"] = fingerprint
-            record, result = execute(prep, samplers=make_samplers(), extra=extra, signals=signals)
+            if cfg.fleet is not None:
+                extra["fleet"] = {**cfg.fleet, "plan_index": None if warmup else item.index}
+            run_id = new_run_id()
+            if cfg.capture_dir_for is not None:
+                prep = dataclasses.replace(prep, config=dataclasses.replace(
+                    prep.config, capture_dir=cfg.capture_dir_for(run_id)))
+            record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id,
+                                     signals=signals)
             records.append(record)
             on_record(record)
             status = result.exit_status
