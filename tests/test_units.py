@@ -93,3 +93,12 @@ def test_unparsed_is_null_when_every_figure_line_was_read():
 ])
 def test_preferred_buffer_type_fallback(line, kind):
     assert warn_rules.classify(line) == kind
+
+
+def test_llama_bench_row_with_an_odd_rate_keeps_its_test_and_counts():
+    first, second = frameworks.parse_lines(["| model | size | params | backend | ngl | test | t/s |\n",
+                                            "| llama 7B | 3 GiB | 7 B | CUDA | 99 | pp512 | nan ± nan |\n",
+                                            "| llama 7B | 3 GiB | 7 B | CUDA | 99 | tg128 | 12.50 ± 0.10 |\n"])
+    assert (first["prompt_tokens"], first["prompt_tps"], first["extra"]["test"]) == (512, None, "pp512")
+    assert first["unparsed"]["count"] == 1 and "nan ± nan" in first["unparsed"]["lines"][0]
+    assert (second["eval_tokens"], second["eval_tps"], second["unparsed"]) == (128, 12.5, None)

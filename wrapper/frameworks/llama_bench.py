@@ -90,14 +90,17 @@ class Parser(FamilyParser):
         if self._md_columns is None or len(cells) != len(self._md_columns) or "\u00b1" not in text:
             return
         row = dict(zip(self._md_columns, cells))
-        tps = _TPS.fullmatch(row.get("t/s", ""))
+        tps = _TPS.search(row.get("t/s", ""))
         test = _TEST.fullmatch(row.get("test", ""))
-        if tps is None or test is None:
+        if test is None:
+            self.runs.unparsed(text)
             return
+        # an odd rate ("nan ± nan") loses itself, not the row's test and token counts
         extra = {k: v for k, v in row.items() if k not in ("t/s", "test", "n_cpu_moe")}
         self._row(test_kind=test[1], first_n=int(test[2]), gen_n=integer(test[3]), depth=integer(test[4]),
-                  avg_tps=number(tps[1]), stddev_tps=number(tps[2]), avg_ms=None, stddev_ms=None,
-                  n_cpu_moe=integer(row.get("n_cpu_moe")), extra=extra)
+                  avg_tps=None if tps is None else number(tps[1]), stddev_tps=None if tps is None else number(tps[2]),
+                  avg_ms=None, stddev_ms=None,
+                  n_cpu_moe=integer(row.get("n_cpu_moe")), extra=extra, odd=text if tps is None else None)
 
     def _batched_row(self, row: dict) -> None:
         """llama-batched-bench: ``| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s |``."""
@@ -178,7 +181,8 @@ class Parser(FamilyParser):
                   n_cpu_moe=integer(field("n_cpu_moe")), extra=extra)
 
     # -- one result ------------------------------------------------------------------------------------------
-    def _row(self, *, test_kind, first_n, gen_n, depth, avg_tps, stddev_tps, avg_ms, stddev_ms, n_cpu_moe, extra):
+    def _row(self, *, test_kind, first_n, gen_n, depth, avg_tps, stddev_tps, avg_ms, stddev_ms, n_cpu_moe, extra,
+             odd=None):
         self.evidence += 1
         runs = self.runs
         runs.close()
@@ -203,4 +207,6 @@ class Parser(FamilyParser):
             report["moe_experts_cpu"] = dict.fromkeys(llama_cpp.MOE_KEYS)
             report["moe_experts_cpu"]["n_cpu_moe"] = n_cpu_moe
         report["extra"].update(extra)
+        if odd is not None:
+            runs.unparsed(odd)
         runs.close()

@@ -13,7 +13,10 @@ Load lines: ``offloaded 33/33 layers to GPU`` -> ``gpu_layers``; ``CUDA0 model b
 2023's ``VRAM used: 0.00 MB``, ``VRAM kv self``, ``VRAM scratch buffer``, ``total VRAM used`` (with its model and
 context parts: ``vram_model_mib``, ``vram_context_mib``), ``mem required``, ``compute buffer total size``, and ``KV self size`` / 2026's
 ``llama_kv_cache: size = 2.00 MiB`` -> ``extra`` (``*_mib``: llama.cpp printed MiB labelled "MB" in 2023);
-``output buffer size`` -> ``extra["output_buffers_mib"]``. A new ``llama_model_loader: loaded meta data`` line
+``output buffer size`` -> ``extra["output_buffers_mib"]``. The end-of-run memory table
+(``llama_memory_breakdown_print`` / ``common_memory_breakdown_print``) -> ``extra["memory_breakdown_mib"]``:
+``{device: {total, free, self, model, context, compute, unaccounted}}`` (the host row: self, model, context,
+compute), whole MiB as printed. A new ``llama_model_loader: loaded meta data`` line
 starts a new load: see ``_new_load`` for llama.cpp's 2026 memory-fit probe, which loads every model twice.
 
 ``moe_experts_cpu`` (None unless the log says something about expert tensors) is a dict:
@@ -44,7 +47,7 @@ EVIDENCE_PREFIXES = ("llama_model_load", "llama_model_loader:", "llm_load_", "lo
                      "ggml_cuda_init:", "ggml_backend_", "ggml_metal_", "common_init", "llama_print_timings:",
                      "llama_perf_", "common_perf_print:")
 LOAD_KEYS = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
-             "VRAM kv self", "VRAM scratch",
+             "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
              "mem required", "overrid", "loaded meta data", ": size =")
 
 # printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
@@ -87,6 +90,13 @@ _VRAM_PARTS = re.compile(r"(?:VRAM kv self =|VRAM scratch buffer:|total VRAM use
                          r"(?:\s*\(model:\s*([\d.,]+)\s*Mi?B, context:\s*([\d.,]+)\s*Mi?B\))?")
 _VRAM_PART_KEYS = {"VRAM kv self": "vram_kv_self_mib", "VRAM scratch": "vram_scratch_mib",
                    "total VRAM used": "total_vram_used_mib"}
+# 2025-26, at exit: "| memory breakdown [MiB] | total free self model context compute unaccounted |" then per device
+# "|   - CUDA0 (H200) | 143156 = 131000 + (3300 = 3100 + 128 + 72) + 8856 |" and "|   - Host | 13 = 5 + 2 + 6 |"
+# (September 2025 printed the same rows without the table's pipes: "  - CUDA0 (RTX 4090):  24080 = 9436 + (…) + 451",
+# and a host row with its total: "  - CPU (EPYC 7742):  515628   72 = 0 + 57 + 15")
+_BREAKDOWN_DEVICE = re.compile(r"-\s*(.+?)\s*[|:]\s*(\d+)\s*=\s*(\d+)\s*\+\s*\(\s*(\d+)\s*=\s*(\d+)\s*\+\s*(\d+)"
+                               r"\s*\+\s*(\d+)\s*\)\s*\+\s*(-?\d+)")
+_BREAKDOWN_HOST = re.compile(r"-\s*(.+?)\s*[|:]\s*(?:(\d+)\s+)?(\d+)\s*=\s*(\d+)\s*\+\s*(\d+)\s*\+\s*(\d+)")
 _MEM_REQUIRED = re.compile(r"mem required\s*=\s*([\d.,]+)\s*Mi?B")
 _COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*([\d.,]+)\s*Mi?B")
 _OVERRIDE = re.compile(r"[Tt]ensor (\S+?)(?: \([^)]*\))? buffer type overrid\w* to (\S+)")
@@ -99,7 +109,7 @@ _EXTRA_SIZES = (("self size", _KV_SELF, "kv_self_mib"), (": size =", _KV_SELF, "
                 ("buffer total size", _COMPUTE_TOTAL, "compute_total_mib"))
 # extra keys that describe one model load, dropped with it
 _LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "vram_kv_self_mib", "vram_scratch_mib", "total_vram_used_mib",
-                "vram_model_mib", "vram_context_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
+                "vram_model_mib", "vram_context_mib", "memory_breakdown_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
                 "tensor_overrides")
 
 
@@ -203,6 +213,8 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
         if m is not None:
             _override(runs, m[1], m[2], line)
             return True
+    if "memory_breakdown" in text or "memory breakdown" in text:
+        return _breakdown(text, runs)
     version = version_of(text)
     if version is not None:
         runs.version = version
@@ -229,6 +241,24 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
                     runs.startup()["extra"][key] = mib
                     return True
     return False
+
+
+def _breakdown(text: str, runs: Runs) -> bool:
+    """One row of the memory table, into ``extra["memory_breakdown_mib"][device]`` (a later table replaces an
+    earlier row of the same device: the memory-fit loop prints one per attempt)."""
+    m = _BREAKDOWN_DEVICE.search(text)
+    if m is not None:
+        row = dict(zip(("total", "free", "self", "model", "context", "compute", "unaccounted"),
+                       map(int, m.groups()[1:])))
+    else:
+        m = _BREAKDOWN_HOST.search(text)
+        if m is None:
+            return "memory breakdown" in text  # the header row
+        row = dict(zip(("self", "model", "context", "compute"), map(int, m.groups()[2:])))
+        if m[2] is not None:
+            row["total"] = int(m[2])
+    runs.current["extra"].setdefault("memory_breakdown_mib", {})[m[1]] = row
+    return True
 
 
 def _new_load(runs: Runs) -> None:
