@@ -1,6 +1,7 @@
 """Decode detail where decisions are made: compare shows p99 gap, stalls and energy per token side by side;
 diagnose tells stuttering decode from steady-but-slow decode."""
 import importlib
+import json
 
 from wrapper.diagnose import diagnose
 
@@ -11,9 +12,9 @@ cmp = importlib.import_module("wrapper.compare")
 
 def record(p50, p99, stalls=(), share=0.0, decode=8.0, total=10.0, energy_mj=None):
     return {
-        "schema": "phasewrap.run/1", "status": "ok", "command": ["llama-completion", "-m", "m.gguf"],
+        "schema": "phasewrap.run/1", "run_id": "20261130T000000Z-aaaaaa", "status": "ok", "command": ["llama-completion", "-m", "m.gguf"],
         "phases": {"load_s": 1.0, "ttft_s": 1.0, "decode_s": decode, "total_s": total},
-        "tokens": {"output": 100, "input": 10}, "ms_per_token": p50,
+        "tokens": {"output": 100, "input": 10}, "ms_per_token": p50, "tokens_per_s": 1000 / p50,
         "decode_gaps_ms": {"n": 99, "mean": p50, "p50": p50, "p90": p50, "p99": p99, "max": p99, "per": "token"},
         "stalls": list(stalls), "stalls_total": len(stalls), "stall_share_of_decode": share,
         "resources": None if energy_mj is None else {"energy_per_output_token_mj": energy_mj},
@@ -79,3 +80,12 @@ def test_real_stand_in_stalls_reach_diagnose(tmp_path):
     assert "[stuttering decode (stalls)] 2 stalls took" in text
     for s in rec["stalls"]:
         assert f"at {s['t_s']:.2f} s a {s['gap_ms']:.0f} ms gap" in text
+
+
+def test_html_report_carries_the_decode_gap_line(tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(record(10.0, 300.0, [stall(1.0, 300.0)], share=0.1)) + "\n")
+    out = run_phasewrap(["report", str(runs), "-o", str(tmp_path / "r.html")])
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert "decode gaps: p50 10.0 ms · p99 300.0 ms · max 300 ms · 1 stall (10% of decode)" in page

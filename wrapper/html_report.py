@@ -11,6 +11,7 @@ import html
 import json
 from typing import Optional, Sequence
 
+from . import energy, gaps, reasoning
 from .export.summary import PHASE_ROWS, RESOURCE_COLUMNS
 from .export.writer import show_path, write_file
 from .diagnose import diagnose, render as render_diagnosis
@@ -157,6 +158,9 @@ def _run_section(view: RunView) -> str:
         if rate:
             line += f" · {rate:.2f} ms/token · {rec['tokens_per_s']:.1f} tokens/s"
         parts.append(f"<p>{_e(line)}</p>\n")
+    for line in (gaps.summary_line(rec), reasoning.summary_line(rec), energy.summary_line(rec)):
+        if line:
+            parts.append(f"<p>{_e(line)}</p>\n")
     parts.append(f"<pre>{_e(ascii_bar(rec))}</pre>\n")
     parts.append(_load_steps_table(rec))
     parts.append(_reported_table(rec))

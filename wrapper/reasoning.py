@@ -125,3 +125,16 @@ def summary(found: Boundary, stamps_ns: Sequence[int], first_ns: Optional[int], 
         "thinking_chunks": reads(first_ns, end_ns if end_ns is not None else last),
         "answer_chunks": 0 if answer_ns is None else reads(answer_ns, last),
     }
+
+
+def summary_line(record: dict) -> Optional[str]:
+    """``reasoning: thought 0.52 s (26 reads) · first answer 0.62 s after the TTFT start (ttfo) · 20 answer reads``,
+    or None for a model that did not think."""
+    r = record.get("reasoning")
+    if not r:
+        return None
+    if r["ttfo_s"] is None:
+        return f"reasoning: still thinking at the last token ({r['thinking_chunks']} reads): no answer"
+    think = "n/a" if r["think_s"] is None else f"{r['think_s']:.2f} s"
+    return (f"reasoning: thought {think} ({r['thinking_chunks']} reads) · ttfo {r['ttfo_s']:.3f} s · "
+            f"{r['answer_chunks']} answer reads")

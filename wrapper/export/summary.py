@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import energy, gaps, loadsteps
+from .. import energy, gaps, loadsteps, reasoning
 from ..record import dominant_phase, unmeasured_share
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -77,7 +77,7 @@ def render(record: dict) -> str:
         rate = record.get("ms_per_token")
         lines.append(f"tokens: {tokens['output']} ({tokens['source']})"
                      + (f" · {rate:.2f} ms/token · {record['tokens_per_s']:.1f} tokens/s" if rate else ""))
-    for line in (gaps.summary_line(record), energy.summary_line(record)):
+    for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
     dom = dominant_phase(record)

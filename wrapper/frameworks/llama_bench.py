@@ -35,7 +35,7 @@ def _cells(text: str) -> list[str]:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("| model", "\u00b1", "build_commit", "build", "S_PP t/s")
+    KEYS = ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,7 +57,12 @@ class Parser(FamilyParser):
             self._json_object_line(text)
             return
         stripped = text.strip()
-        if stripped.startswith("|"):
+        raw = line.strip()
+        if raw != stripped and raw.endswith(stripped) and raw[:len(raw) - len(stripped)].rstrip().endswith("|"):
+            # what was taken for a "name  | " line prefix is the table's first cell ("model | size | …")
+            stripped = raw
+        if stripped.startswith("|") or (" | " in stripped and ("\u00b1" in stripped or stripped.endswith("| t/s"))):
+            # a table pasted from a rendered page loses its outer pipes: "model | size | … | t/s"
             self._markdown(stripped)
         elif "build_commit" in text:
             self._build_commit_line(stripped)

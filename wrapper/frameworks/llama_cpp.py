@@ -10,7 +10,8 @@ Timing blocks, three generations, one dict per block::
 Load lines: ``offloaded 33/33 layers to GPU`` -> ``gpu_layers``; ``CUDA0 model buffer size = 1454.83 MiB``,
 ``CUDA0 KV buffer size``, ``compute buffer size`` (and 2024's kind-less ``CUDA0 buffer size``, a model buffer)
 -> ``buffers`` (several buffers of one device and kind add up; recurrent-state ``RS`` buffers count as KV);
-2023's ``VRAM used: 0.00 MB``, ``mem required``, ``compute buffer total size``, and ``KV self size`` / 2026's
+2023's ``VRAM used: 0.00 MB``, ``VRAM kv self``, ``VRAM scratch buffer``, ``total VRAM used`` (with its model and
+context parts: ``vram_model_mib``, ``vram_context_mib``), ``mem required``, ``compute buffer total size``, and ``KV self size`` / 2026's
 ``llama_kv_cache: size = 2.00 MiB`` -> ``extra`` (``*_mib``: llama.cpp printed MiB labelled "MB" in 2023);
 ``output buffer size`` -> ``extra["output_buffers_mib"]``. A new ``llama_model_loader: loaded meta data`` line
 starts a new load: see ``_new_load`` for llama.cpp's 2026 memory-fit probe, which loads every model twice.
@@ -43,6 +44,7 @@ EVIDENCE_PREFIXES = ("llama_model_load", "llama_model_loader:", "llm_load_", "lo
                      "ggml_cuda_init:", "ggml_backend_", "ggml_metal_", "common_init", "llama_print_timings:",
                      "llama_perf_", "common_perf_print:")
 LOAD_KEYS = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
+             "VRAM kv self", "VRAM scratch",
              "mem required", "overrid", "loaded meta data", ": size =")
 
 # printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
@@ -79,6 +81,12 @@ _BUFFER = re.compile(
 _KV_SELF = re.compile(r"KV self size\s*=\s*([\d.,]+)\s*Mi?B|^llama_kv_cache\w*: size\s*=\s*([\d.,]+)\s*MiB",
                       re.IGNORECASE)
 _VRAM_USED = re.compile(r"(?<!total )VRAM used:\s*([\d.,]+)\s*Mi?B")
+# late 2023: "VRAM kv self = 400,00 MiB", "VRAM scratch buffer: 75,00 MiB",
+# "total VRAM used: 9169,21 MiB (model: 8694,21 MiB, context: 475,00 MiB)"; mid 2023 "[cublas] total VRAM used: 9192 MB"
+_VRAM_PARTS = re.compile(r"(?:VRAM kv self =|VRAM scratch buffer:|total VRAM used:)\s*([\d.,]+)\s*Mi?B"
+                         r"(?:\s*\(model:\s*([\d.,]+)\s*Mi?B, context:\s*([\d.,]+)\s*Mi?B\))?")
+_VRAM_PART_KEYS = {"VRAM kv self": "vram_kv_self_mib", "VRAM scratch": "vram_scratch_mib",
+                   "total VRAM used": "total_vram_used_mib"}
 _MEM_REQUIRED = re.compile(r"mem required\s*=\s*([\d.,]+)\s*Mi?B")
 _COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*([\d.,]+)\s*Mi?B")
 _OVERRIDE = re.compile(r"[Tt]ensor (\S+?)(?: \([^)]*\))? buffer type overrid\w* to (\S+)")
@@ -90,7 +98,8 @@ _EXTRA_SIZES = (("self size", _KV_SELF, "kv_self_mib"), (": size =", _KV_SELF, "
                 ("VRAM used", _VRAM_USED, "vram_used_mib"), ("mem required", _MEM_REQUIRED, "mem_required_mib"),
                 ("buffer total size", _COMPUTE_TOTAL, "compute_total_mib"))
 # extra keys that describe one model load, dropped with it
-_LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
+_LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "vram_kv_self_mib", "vram_scratch_mib", "total_vram_used_mib",
+                "vram_model_mib", "vram_context_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
                 "tensor_overrides")
 
 
@@ -201,6 +210,16 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
     if "loaded meta data" in text and text.startswith("llama_model_loader"):
         _new_load(runs)
         return True
+    if "VRAM" in text and ("VRAM kv self" in text or "VRAM scratch" in text or "total VRAM used" in text):
+        m = _VRAM_PARTS.search(text)
+        if m is not None:
+            extra = runs.startup()["extra"]
+            key = next(v for k, v in _VRAM_PART_KEYS.items() if k in text)
+            extra[key] = number(m[1], decimal_comma=True)
+            if m[2] is not None:
+                extra["vram_model_mib"] = number(m[2], decimal_comma=True)
+                extra["vram_context_mib"] = number(m[3], decimal_comma=True)
+            return True
     if "size" in text or "VRAM" in text or "mem required" in text:
         for gate, rx, key in _EXTRA_SIZES:
             if gate in text:

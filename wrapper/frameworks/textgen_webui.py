@@ -30,8 +30,8 @@ _MAX_WRAPPED_LINES = 4
 class Parser(FamilyParser):
     NAME = NAME
     KEYS = ("Output generated in", "Loaded the model in") + llama_cpp.PERF_KEYS + llama_cpp.LOAD_KEYS
-    EVIDENCE_KEYS = ("text-generation-webui", "text_generation_webui", "Loading settings from",
-                     "oobabooga", "Starting Text generation web UI")
+    # Not the project's name: it is in the paths of models other programs load from its folder.
+    EVIDENCE_KEYS = ("Loading settings from", "Starting Text generation web UI")
 
     def __init__(self) -> None:
         super().__init__()
