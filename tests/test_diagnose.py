@@ -277,3 +277,10 @@ def test_an_unknown_largest_step_falls_back_to_the_cache_label_rules():
             reported=REPORTED_CLEAN)
     r["load_steps"] = [step("weights", 25.0, "unknown", "too short to tell")]
     assert diagnose([r])[0].rule == "load_disk"
+
+
+def test_a_one_core_load_step_is_not_reported_twice():
+    r = rec(load=9.0, ttft=0.5, decode=2.0, total=12.0, cache="warm", reported=REPORTED_CLEAN,
+            resources=with_res(load__cpu_busiest_thread_pct_max=99.0, load__cpu_pct_mean=104.0, load__disk_read_mib=3.0))
+    r["load_steps"] = [step("convert", 8.5, "cpu-single", "CPU 99 % (busiest thread 99 %)")]
+    assert [f.rule for f in diagnose([r])] == ["load_step_cpu_single"]

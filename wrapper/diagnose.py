@@ -339,6 +339,9 @@ def rule_load_pegged(f: _Facts) -> Result:
         return "one core pegged during load (needs resources.load.cpu_busiest_thread_pct_max and cpu_pct_mean)"
     if not (busiest >= PEGGED_THREAD_PCT and mean < PEGGED_PROCESS_PCT_BELOW and _material(f, "load_s")):
         return None
+    steps = sorted(f.load_steps, key=lambda st: -(st["dur_s"] or 0))
+    if steps and steps[0]["kind"] == "cpu-single" and _dominant(f) == ("load", "load_s"):
+        return None  # the load finding already names the one-core step, with its figures
     return Finding("load_one_core", "single-threaded deserialization / format conversion",
                    f"during load the busiest thread peaked at {busiest:.0f}% while the process averaged "
                    f"{mean:.0f}% CPU: one core pegged{_of_runs(f)}",
