@@ -171,3 +171,20 @@ def test_kubernetes_manifest_is_an_indexed_job_wired_to_the_shards():
     rows = json.loads(proc.stdout)
     assert sorted({r["shard"] for r in rows}) == list(range(spec["completions"]))
     assert len(rows) == 8
+
+
+def test_prom_textfile_per_shard_and_bad_directory(tmp):
+    pytest.importorskip("prometheus_client", reason="pip install 'phasewrap[prometheus]'")
+    proc = run_phasewrap(["run", "--prom-textfile", str(tmp / "nope"), "--format", "none", *SWEEP[:4], "-L", "t=3",
+                          *CHILD])
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("--prom-textfile: ") and b"is not a directory" in proc.stderr
+    for shard in ("0/2", "1/2"):
+        proc = run_phasewrap(["run", "--shard", shard, "--prom-textfile", str(tmp), "--format", "none", *SWEEP[:4],
+                              "-L", "t=3", "-n", "2", *CHILD])
+        assert proc.returncode == 0, proc.stderr.decode()
+    assert sorted(os.listdir(tmp)) == ["phasewrap-shard0.prom", "phasewrap-shard1.prom"]
+    for shard in (0, 1):
+        loads = [s for s in _samples((tmp / f"phasewrap-shard{shard}.prom").read_text())
+                 if s.name == "phasewrap_phase_seconds" and s.labels["phase"] == "load"]
+        assert [s.labels["shard"] for s in loads] == [str(shard)]

@@ -173,7 +173,7 @@ def _exporters(prom_textfile: Optional[str], mlflow: Optional[str], session) -> 
     if prom_textfile is not None:
         from .export import prometheus
 
-        out.append(prometheus.Exporter(prom_textfile))
+        out.append(prometheus.Exporter(prom_textfile, session.fleet))
     if mlflow is not None:
         from .export import mlflow as mlflow_export
 

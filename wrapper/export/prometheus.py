@@ -1,9 +1,10 @@
 """Run records as Prometheus gauges for node_exporter's textfile collector (extra: ``phasewrap[prometheus]``).
 
-``serialize(records)`` is pure: the exposition text of the last run per label set (profile, host, cache, tags);
-``Exporter(DIR)`` keeps this invocation's records and rewrites ``DIR/phasewrap.prom`` after each run, through
-the one atomic writer, so the collector never reads half a file. A gauge, not a store: each invocation
-starts the file afresh.
+``serialize(records)`` is pure: the exposition text of the last run per label set (profile, host, cache, tags,
+and the shard of a sharded sweep); ``Exporter(DIR)`` keeps this invocation's records and rewrites
+``DIR/phasewrap.prom`` after each run (``DIR/phasewrap-shard<I>.prom`` for shard I, so array tasks that share a
+node don't overwrite each other), through the one atomic writer, so the collector never reads half a file. A
+gauge, not a store: each invocation starts its file afresh.
 """
 from __future__ import annotations
 
@@ -44,13 +45,15 @@ def _label_name(tag: str) -> str:
     return name
 
 
-def _labels(record: dict, tag_keys: list) -> dict:
+def _labels(record: dict, tag_keys: list, sharded: bool) -> dict:
     fl = record.get("fleet") or {}
     cache = record.get("cache")
     out = {"profile": record.get("profile") or "", "host": fl.get("host") or (record.get("env") or {}).get("host")
            or "", "cache": (cache.get("label") if isinstance(cache, dict) else cache) or "unknown"}
+    if sharded:
+        out["shard"] = str(fl.get("shard", ""))
     tags = record.get("tags") or {}
-    for key in tag_keys:
+    for key in tag_keys:  # two keys that sanitize to one label name: the later one's value
         out[_label_name(key)] = str(tags.get(key, ""))
     return out
 
@@ -61,7 +64,8 @@ def serialize(records: Iterable[dict]) -> bytes:
     client = _client()
     records = [r for r in records if not r.get("warmup")]
     tag_keys = sorted({k for r in records for k in (r.get("tags") or {})})
-    names = [*BASE_LABELS, *(_label_name(k) for k in tag_keys)]
+    sharded = any(((r.get("fleet") or {}).get("shards") or 1) > 1 for r in records)
+    names = [*BASE_LABELS, *(["shard"] if sharded else []), *dict.fromkeys(_label_name(k) for k in tag_keys)]
     registry = client.CollectorRegistry()
 
     def gauge(name: str, doc: str, extra=()):
@@ -76,7 +80,7 @@ def serialize(records: Iterable[dict]) -> bytes:
     exit_code = gauge("phasewrap_exit_code", "Exit code of the last run's child")
     per_phase = [(gauge(name, doc, ("phase",)), key) for name, doc, key in PER_PHASE]
     for record in records:  # later runs overwrite earlier ones with the same labels: the last run wins
-        labels = _labels(record, tag_keys)
+        labels = _labels(record, tag_keys, sharded)
         for phase, key in PHASES:
             value = (record.get("phases") or {}).get(key)
             if value is not None:
@@ -106,14 +110,15 @@ def _epoch(iso: Optional[str]) -> Optional[float]:
 class Exporter:
     """Rewrites ``DIR/phasewrap.prom`` after each record; the directory is checked before anything runs."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, fleet: Optional[dict] = None) -> None:
         _client()
         if not os.path.isdir(directory):
             raise UsageError(f"--prom-textfile: {directory} is not a directory; give node_exporter's "
                              "--collector.textfile.directory")
         if not os.access(directory, os.W_OK):
             raise UsageError(f"--prom-textfile: cannot write in {directory} (permission denied)")
-        self.path = os.path.join(directory, FILE_NAME)
+        shard = (fleet or {}).get("shard") if ((fleet or {}).get("shards") or 1) > 1 else None
+        self.path = os.path.join(directory, FILE_NAME if shard is None else f"phasewrap-shard{shard}.prom")
         self.records: list = []
 
     def __call__(self, record: dict) -> None:
