@@ -396,3 +396,23 @@ def test_the_watcher_signals_line_ends_only_and_stops_at_its_byte_limit():
     assert not watcher.active and watcher.truncated_ns == 4 * MS
     steps, _ = loadsteps.load_steps(watcher.chunks, {"ready": ready_at(10)}, 0, (), [], [], watcher.truncated_ns)
     assert steps[-1]["evidence"].endswith("lines after it were not cut into steps")
+
+
+def test_compare_counts_a_merged_away_step_on_neither_side_and_says_where_it_went():
+    def run(*steps):
+        return {"load_steps": [{"name": n, "dur_s": d, "kind": k, "merged": m, "resources": {"disk_read_mib": r}}
+                               for n, d, k, m, r in steps]}
+
+    cold = [run(("model load", 0.23, "disk", ["start-up"], 347.0), ("warm-up", 0.10, "cpu-single", [], 0.0))] * 2
+    warm = [run(("start-up", 0.04, "cpu-single", [], 0.0), ("model load", 0.07, "cpu-single", [], 0.0),
+                ("warm-up", 0.19, "cpu-single", [], 0.0))] * 2
+    rows = {r["name"]: r for r in loadsteps.compare_steps(cold, warm)}
+    assert (rows["start-up"]["base_n"], rows["start-up"]["base_merged_into"], rows["start-up"]["cand_n"]) == \
+        (0, "model load", 2)
+    assert (rows["model load"]["diff_s"], rows["model load"]["base_kind"], rows["model load"]["cand_kind"]) == \
+        (-0.16, "disk", "cpu-single")
+    assert loadsteps.compare_lines(loadsteps.compare_steps(cold, warm))[1:] == [
+        "  'model load': 0.230 s disk, read 347 MiB → 0.070 s cpu-single, read 0 MiB (-0.160 s beyond noise)",
+        "  'warm-up': 0.100 s cpu-single, read 0 MiB → 0.190 s cpu-single, read 0 MiB (+0.090 s beyond noise)",
+        "  'start-up': merged into 'model load' → 0.040 s cpu-single, read 0 MiB (n/a)",
+    ]
