@@ -3,7 +3,6 @@ node_exporter's textfile collector, an MLflow store, and the Kubernetes recipe's
 import json
 import os
 import shlex
-import sys
 
 import pytest
 

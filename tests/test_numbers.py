@@ -1,6 +1,5 @@
 """Numbers phasewrap must not make up: each test runs a real child that prints its own clock where it matters."""
 import json
-import os
 import socket
 import stat
 import sys

@@ -8,7 +8,7 @@ import pytest
 from wrapper.reasoning import Boundary, ThinkTracker, summary
 from wrapper.request import event_reasoning
 
-from .conftest import STANDIN, json_record, run_phasewrap
+from .conftest import STANDIN, run_phasewrap
 from .test_run import SERVER
 
 MS = 1_000_000

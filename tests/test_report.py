@@ -134,3 +134,18 @@ def test_diagnosis_text_is_escaped(tmp_path, monkeypatch):
     monkeypatch.setattr(report, "render_diagnosis", lambda findings: f"<b>{findings[0].rule}</b>")
     text, _page = render(tmp_path, [TINY])
     assert re.search(r"<h3>diagnosis</h3>\n<pre>&lt;b&gt;\w+&lt;/b&gt;</pre>", text)
+
+
+def test_a_record_without_tokens_per_s_still_renders(tmp_path, monkeypatch):
+    # A record from an older writer, or one cut down by hand, may lack tokens_per_s: the page shows what is there.
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    record = json.loads(open(COLD).read().splitlines()[-1])["record"]
+    del record["tokens_per_s"]
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    text, page = render(tmp_path, [str(path)])
+    line = next(t for t in page.text if t.startswith("tokens: "))
+    assert line.endswith(f"{record['ms_per_token']:.2f} ms/token")
+    assert page.tables[0][1][-1] == "n/a"

@@ -285,6 +285,35 @@ def test_missing_driver_is_a_reason_not_a_crash():
     }
 
 
+def test_without_a_driver_pynvml_is_not_even_imported(tmp_path, monkeypatch):
+    from wrapper.sampling import nvml
+    monkeypatch.setattr(nvml, "_DEVICE_NODES", (str(tmp_path / "nvidiactl"),))
+    monkeypatch.setattr(nvml, "_DEFAULT_LIB_DIRS", (str(tmp_path / "lib"),))
+    cache = tmp_path / "ld.so.cache"
+    cache.write_bytes(b"ld.so-1.7.0\x00libc.so.6\x00/lib/x86_64-linux-gnu/libc.so.6\x00")
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda path, *a, **k: real_open(cache if path == "/etc/ld.so.cache"
+                                                                         else path, *a, **k))
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path / "cuda"))
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # an import would raise ImportError, a different reason
+    assert nvml.no_driver_here()
+    sampler = NvmlSampler()
+    sampler.start(os.getpid())
+    sampler.stop()
+    assert sampler.info()["reason"] == "NVML: libnvidia-ml.so.1 not found (no NVIDIA driver here?)"
+    # anything that says a driver may be here leaves the decision to NVML itself
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "cuda" / "libnvidia-ml.so.1").write_bytes(b"")
+    assert not nvml.no_driver_here()
+    monkeypatch.setenv("LD_LIBRARY_PATH", "")
+    assert nvml.no_driver_here()
+    cache.write_bytes(b"ld.so-1.7.0\x00libnvidia-ml.so.1\x00/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\x00")
+    assert not nvml.no_driver_here()
+    cache.write_bytes(b"")
+    (tmp_path / "nvidiactl").write_bytes(b"")
+    assert not nvml.no_driver_here()
+
+
 def test_busy_gpu_processes():
     me = psutil.Process().name()
     busy = busy_gpu_processes(FakePynvml(procs=[(os.getpid(), HELD)]))

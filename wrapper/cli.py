@@ -285,12 +285,18 @@ def _add_report(sub) -> None:
 SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``subcommand``, only that subcommand's parser (and run's, which plan extends):
+    building all nine costs ~4 ms of a run's start-up, mostly argparse looking up translations of its texts."""
+    adds = SUBCOMMANDS
+    if subcommand in COMMANDS:
+        wanted = {subcommand, "run"} if subcommand == "plan" else {subcommand}
+        adds = tuple(add for add in SUBCOMMANDS if add.__name__[len("_add_"):] in wanted)
     parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
                      "by wrapping the unmodified inference command.")
     parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
-    for add in SUBCOMMANDS:
+    for add in adds:
         add(sub)
     return parser
 
@@ -506,7 +512,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """argparse → one library call → exit status: UsageError 2, StartError 127, GpuBusy 3, else the call's."""
     _ensure_standard_fds()
     _show_library_log()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = None
     try:
         args = parser.parse_args(argv)

@@ -17,6 +17,7 @@ import subprocess
 from typing import Optional, Sequence
 
 from . import __version__
+from .sampling import nvml as _nvml
 
 _MIB = 1048576
 HASH_CACHE_FILE = "exe-sha256.json"
@@ -146,6 +147,9 @@ def gpu_info(nvml_module=None) -> dict:
     out = {"gpus": [], "gpu_count": None, "gpu_driver": None, "cuda_version": None, "gpu_reason": None,
            "unavailable": {}}
     nv = nvml_module
+    if nv is None and _nvml.no_driver_here():
+        out["gpu_reason"] = _nvml.NOT_FOUND
+        return out
     if nv is None:
         try:
             import pynvml as nv
@@ -156,7 +160,7 @@ def gpu_info(nvml_module=None) -> dict:
         nv.nvmlInit()
     except Exception as e:
         not_found = getattr(e, "value", None) == getattr(nv, "NVML_ERROR_LIBRARY_NOT_FOUND", object())
-        out["gpu_reason"] = ("NVML: libnvidia-ml.so.1 not found (no NVIDIA driver here?)" if not_found
+        out["gpu_reason"] = (_nvml.NOT_FOUND if not_found
                              else f"NVML: init failed: {e}")
         return out
     unavailable = out["unavailable"]

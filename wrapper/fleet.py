@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
-import socket
 import time
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
@@ -139,7 +137,7 @@ def _slurm(env: Mapping[str, str]) -> Shard:
 
 def new_sweep_id(wall_s: Optional[float] = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
-    return f"sweep-{stamp}-{secrets.token_hex(3)}"
+    return f"sweep-{stamp}-{os.urandom(3).hex()}"
 
 
 def describe(shard: Optional[Shard], sweep_id: Optional[str], plan_size: int,
@@ -147,7 +145,7 @@ def describe(shard: Optional[Shard], sweep_id: Optional[str], plan_size: int,
     """The ``fleet`` key (without the per-run ``plan_index``): where and as which shard of which sweep."""
     shard = shard or Shard(0, 1)
     sweep = sweep_id or shard.sweep_id or new_sweep_id()
-    info = {"host": host or socket.gethostname() or None, "shard": shard.index, "shards": shard.count,
+    info = {"host": host or os.uname().nodename or None, "shard": shard.index, "shards": shard.count,
             "sweep_id": sweep, "scheduler": shard.scheduler, "job_id": shard.job_id,
             "plan_index": None, "plan_size": plan_size}
     if shard.scheduler is None:

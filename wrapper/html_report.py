@@ -156,7 +156,9 @@ def _run_section(view: RunView) -> str:
         rate = rec.get("ms_per_token")
         line = f"tokens: {tokens['output']} ({tokens.get('source')})"
         if rate:
-            line += f" · {rate:.2f} ms/token · {rec['tokens_per_s']:.1f} tokens/s"
+            line += f" · {rate:.2f} ms/token"
+        if rec.get("tokens_per_s"):
+            line += f" · {rec['tokens_per_s']:.1f} tokens/s"
         parts.append(f"<p>{_e(line)}</p>\n")
     for line in (gaps.summary_line(rec), reasoning.summary_line(rec), energy.summary_line(rec)):
         if line:

@@ -16,7 +16,6 @@ prefix stripped and numbers replaced by ``#`` (so the names of one command's run
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 

@@ -8,8 +8,6 @@ the model mapped keeps it resident.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import mmap
 import errno
 import functools
@@ -43,6 +41,8 @@ class PageCacheError(UsageError):
 
 @functools.lru_cache(maxsize=None)
 def _libc():
+    import ctypes  # here, not at the top: a run without model files never needs it (~1.5 ms of start-up)
+    import ctypes.util
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
@@ -52,10 +52,8 @@ def _libc():
     return libc
 
 
-_MAP_FAILED = ctypes.c_void_p(-1).value
-
-
 def _os_error(call: str, path: str) -> OSError:
+    import ctypes
     err = ctypes.get_errno()
     return OSError(err, f"{call}: {os.strerror(err)}", path)
 
@@ -74,9 +72,10 @@ def resident_pages(path: str) -> tuple[int, int]:
         size = st.st_size
         if size == 0:
             return 0, 0
+        import ctypes
         libc = _libc()
         addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
-        if addr in (None, _MAP_FAILED):
+        if addr in (None, ctypes.c_void_p(-1).value):  # MAP_FAILED
             raise _os_error("mmap", path)
         try:
             total = (size + PAGE_SIZE - 1) // PAGE_SIZE

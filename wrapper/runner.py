@@ -7,7 +7,6 @@ assembled by ``pipeline.finish`` — the same path a re-analysis of the capture 
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from typing import Callable, Optional, Sequence
 
@@ -27,7 +26,7 @@ BURST_MIN_RUN_S = 1.0
 
 def new_run_id(wall_s: Optional[float] = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
-    return f"{stamp}-{secrets.token_hex(3)}"
+    return f"{stamp}-{os.urandom(3).hex()}"
 
 
 def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:

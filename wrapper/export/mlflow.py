@@ -122,7 +122,7 @@ class Exporter:
                       str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     def _log(self, record: dict, capture_path: Optional[str]) -> None:
-        from mlflow.entities import Metric, Param, RunTag
+        from mlflow.entities import Metric, Param
 
         data = serialize(record)
         sweep_id = data["tags"][SWEEP_TAG] or "unsharded"

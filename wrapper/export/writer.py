@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import secrets
 import sys
 from typing import Callable, Optional, Union
 
@@ -65,7 +64,7 @@ def write_file(path: str, data: Union[bytes, str], option: Optional[str] = None)
         mode = st.st_mode & 0o7777  # keep the mode of the file being replaced
     except OSError:
         pass
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # the umask applies to a new file
     except OSError as exc:

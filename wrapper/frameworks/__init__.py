@@ -13,20 +13,21 @@ wrapper's marker appearing only deep into a long log is not seen: pass ``framewo
 
 Speed: a line is looked at only if it contains one of the active families' key substrings (one trie-shaped
 regex search per line); prefixes are stripped only for those lines. Parsing costs nothing per line beyond that
-search until a key shows up, so long stretches of generated text or progress output are cheap.
+search until a key shows up, so long stretches of generated text or progress output are cheap. A family's module is
+imported on the first line routed to it (the keys are in routes.py), so a run whose output names no family
+imports none of them.
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterable, Protocol, runtime_checkable
+from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
-from . import (koboldcpp, llama_bench, llama_cpp, llama_server, mlx_lm, ollama, sglang, tensorrt_llm,
-               textgen_webui, tgi, transformers, vllm, warn_rules)
+from . import warn_rules
 from .base import FamilyParser
-from .llama_server import from_server_timings
-from .prefixes import PrefixTime, strip_prefix, strip_text
 from .figures import REPORT_KEYS
+from .routes import ROUTES
 
 __all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
            "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
@@ -34,33 +35,35 @@ __all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "P
 UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Family:
-    """One log family: its label, its parser class, and other names users may pass as ``framework``."""
+class Family(NamedTuple):
+    """One log family: its label and other names users may pass as ``framework``; its routing keys and the module
+    of its parser are in ``routes.ROUTES[name]``."""
 
     name: str
-    parser: Callable[[], FamilyParser]
     aliases: tuple[str, ...] = ()
+
+    @property
+    def parser(self) -> type[FamilyParser]:
+        """The family's parser class (imports its module)."""
+        return importlib.import_module(f"{__name__}.{ROUTES[self.name].module}").Parser
 
 
 # Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
 FAMILIES = (
-    Family("ollama", ollama.Parser),
-    Family("koboldcpp", koboldcpp.Parser, ("kobold", "kcpp")),
-    Family("text-generation-webui", textgen_webui.Parser, ("textgen", "oobabooga", "text_generation_webui",
-                                                           "tgwui")),
-    Family("llama-server", llama_server.Parser, ("llama_server", "server")),
-    Family("llama-bench", llama_bench.Parser, ("llama_bench",)),
-    Family("llama.cpp", llama_cpp.Parser,
-           ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
+    Family("ollama"),
+    Family("koboldcpp", ("kobold", "kcpp")),
+    Family("text-generation-webui", ("textgen", "oobabooga", "text_generation_webui", "tgwui")),
+    Family("llama-server", ("llama_server", "server")),
+    Family("llama-bench", ("llama_bench",)),
+    Family("llama.cpp", ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
     # SGLang before vLLM: SGLang's own logs can carry vLLM's import-time lines, and the serving-benchmark report
     # both print is SGLang's only when it names the sglang backend.
-    Family("sglang", sglang.Parser, ("SGLang",)),
-    Family("vllm", vllm.Parser, ("vLLM",)),
-    Family("tgi", tgi.Parser, ("text-generation-inference",)),
-    Family("tensorrt-llm", tensorrt_llm.Parser, ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
-    Family("mlx_lm", mlx_lm.Parser, ("mlx-lm", "mlx")),
-    Family("transformers", transformers.Parser, ("hf", "accelerate")),
+    Family("sglang", ("SGLang",)),
+    Family("vllm", ("vLLM",)),
+    Family("tgi", ("text-generation-inference",)),
+    Family("tensorrt-llm", ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
+    Family("mlx_lm", ("mlx-lm", "mlx")),
+    Family("transformers", ("hf", "accelerate")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)
 _BY_NAME = {name.lower(): f for f in FAMILIES for name in (f.name,) + f.aliases}
@@ -81,6 +84,47 @@ class _Unknown(FamilyParser):
     NAME = UNKNOWN
 
 
+class _Deferred:
+    """A family's parser before its first line: the routing keys alone. The first line routed to it, or a warning,
+    imports the family's module and builds the real parser (warnings are kept for it until then, so a family
+    detected later still reports them)."""
+
+    def __init__(self, family: Family):
+        route = ROUTES[family.name]
+        self.family = family
+        self.KEYS, self.EVIDENCE_KEYS = route.keys, route.evidence
+        self._real: FamilyParser | None = None
+        self._warnings: list[tuple[str, str]] = []
+
+    def _parser(self) -> FamilyParser:
+        if self._real is None:
+            self._real = self.family.parser()
+            for kind, line in self._warnings:
+                self._real.warn(kind, line)
+            self._warnings = []
+        return self._real
+
+    @property
+    def evidence(self) -> int:
+        return 0 if self._real is None else self._real.evidence
+
+    @property
+    def greedy(self) -> bool:
+        return self._real is not None and self._real.greedy
+
+    def feed(self, text: str, line: str) -> None:
+        self._parser().feed(text, line)
+
+    def warn(self, kind: str, line: str) -> None:
+        if self._real is None:
+            self._warnings.append((kind, line))
+        else:
+            self._real.warn(kind, line)
+
+    def results(self) -> list[dict]:
+        return self._parser().results()
+
+
 def _family(framework: str) -> Family | None:
     if framework.lower() == UNKNOWN:
         return None
@@ -89,6 +133,12 @@ def _family(framework: str) -> Family | None:
         raise ValueError(f"framework {framework!r} is not known; use one of {', '.join(FRAMEWORKS)} "
                          f"or None to detect it from the log")
     return family
+
+
+@functools.lru_cache(maxsize=64)
+def _trie_search(words: frozenset) -> Callable[..., re.Match | None]:
+    """The compiled trie regex's ``search`` for a set of keys (the same sets recur in every run of a session)."""
+    return re.compile(_trie_pattern(words)).search
 
 
 def _trie_pattern(words: Iterable[str]) -> str:
@@ -115,7 +165,7 @@ def _trie_pattern(words: Iterable[str]) -> str:
 
 _WARN = object()  # routing target of the warn_rules keys
 # CSI sequences (colours, erase-line, cursor moves) and OSC sequences (window titles), as terminals print them.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 2_000
@@ -139,7 +189,7 @@ class StreamParser:
             family = _family(framework)
             families = () if family is None else (family,)
         self._fixed = framework is not None
-        self._parsers: list[FamilyParser] = [f.parser() for f in families]
+        self._parsers: list = [_Deferred(f) for f in families]
         self._unknown = _Unknown()
         self._all = self._parsers + [self._unknown]
         self._greedy: list[FamilyParser] = []
@@ -157,12 +207,18 @@ class StreamParser:
                 self._detecting.append(p)
             owners += [(k, p) for k in keys]
         owners += [(k, _WARN) for k in warn_rules.KEYS]
-        self._gate_search = re.compile(_trie_pattern({k for k, _ in owners})).search
-        self._targets = []
+        self._gate_search = _trie_search(frozenset(k for k, _ in owners))
+        self._owners = owners
+        self._targets: list | None = None  # built when the gate first lets a line through
+
+    def _build_targets(self) -> list:
+        """(target, its own keys' search) for each parser and the warning rules."""
+        targets = []
         for target in self._parsers + [_WARN]:
-            own = {k for k, t in owners if t is target}
+            own = {k for k, t in self._owners if t is target}
             if own:
-                self._targets.append((target, re.compile(_trie_pattern(own)).search))
+                targets.append((target, _trie_search(frozenset(own))))
+        return targets
 
     def _detected(self) -> None:
         """A family recognised its first line: families after the first detected one in table order can no
@@ -189,7 +245,7 @@ class StreamParser:
         """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
-            line = _ANSI.sub("", line)
+            line = re.sub(_ANSI, "", line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
             return  # the common case, kept to one regex search
@@ -208,10 +264,12 @@ class StreamParser:
         targets: list = list(greedy)
         if m is not None:
             start = m.start()
+            if self._targets is None:
+                self._targets = self._build_targets()
             for target, has_key in self._targets:
                 if target not in targets and has_key(line, start):
                     targets.append(target)
-        text = strip_text(line)
+        text = _prefixes().strip_text(line)
         raw = line.rstrip("\r\n")
         warn = detected = False
         for target in targets:
@@ -246,6 +304,25 @@ class StreamParser:
             if p.evidence:
                 return p.results()
         return self._unknown.results()
+
+
+def _prefixes():
+    """The prefix table (imported with the first routed line: it compiles a dozen regexes)."""
+    from . import prefixes
+    return prefixes
+
+
+def __getattr__(name: str):
+    """``PrefixTime``, ``strip_prefix`` and ``strip_text`` are the prefix module's, imported when first asked for."""
+    if name in ("PrefixTime", "strip_prefix", "strip_text"):
+        return getattr(_prefixes(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def from_server_timings(timings: dict) -> dict:
+    """llama-server's ``timings`` object as reported figures (see llama_server.from_server_timings)."""
+    from .llama_server import from_server_timings as convert
+    return convert(timings)
 
 
 def new_parser(framework: str | None = None) -> StreamParser:

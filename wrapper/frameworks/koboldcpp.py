@@ -25,15 +25,13 @@ from __future__ import annotations
 
 import re
 
-from . import llama_cpp
+from . import llama_cpp, routes
 from .base import FamilyParser
 from .units import number, scaled
 
 NAME = "koboldcpp"
 
-SUMMARY_KEYS = ("Total:", "CtxLimit", "ContextLimit", "Processing:", "Process:", "Processed:")
-PROGRESS_KEYS = ("Processing Prompt", "Generating (")
-EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Load Text Model OK", "Automatic RoPE Scaling")
+EVIDENCE = routes.KOBOLD_EVIDENCE
 
 _SECONDS = r"([\d.,]+)s"
 _PER_TOKEN = r"(?:\s*\((?:([\d.,]+)ms/T)?(?:\s*=\s*)?(?:([\d.,]+)T/s)?\))?"
@@ -52,7 +50,7 @@ _PROGRESS = re.compile(r"\b(Processing Prompt|Generating)\s*(?:\[\w+\]\s*)?\(\s*
 _VERSION = re.compile(r"Welcome to KoboldCpp - Version (\S+)")
 _AUTO_LAYERS = re.compile(r"Auto Recommended GPU Layers: (\d+)")
 # koboldcpp's own words for running without the GPU offload it was asked for (CLBlast gone, no usable device).
-_FALLBACK = "GPU Offload Fallback"
+_FALLBACK = routes.KOBOLD_FALLBACK
 
 
 def _ms(text: str) -> float | None:
@@ -61,9 +59,8 @@ def _ms(text: str) -> float | None:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = (SUMMARY_KEYS + PROGRESS_KEYS + ("Welcome to KoboldCpp", "Auto Recommended", _FALLBACK)
-            + llama_cpp.PERF_KEYS + llama_cpp.LOAD_KEYS)
-    EVIDENCE_KEYS = EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         if "Total:" in text or "Limit:" in text or "Process" in text:

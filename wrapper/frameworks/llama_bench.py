@@ -18,7 +18,7 @@ import csv
 import json
 import re
 
-from . import llama_cpp
+from . import llama_cpp, routes
 from .base import FamilyParser
 from .durations import scaled
 from .units import integer, number
@@ -35,7 +35,7 @@ def _cells(text: str) -> list[str]:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")
+    KEYS = routes.ROUTES[NAME].keys
 
     def __init__(self) -> None:
         super().__init__()

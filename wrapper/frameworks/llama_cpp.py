@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from . import routes
 from .base import FamilyParser
 from .figures import Runs
 from .units import integer, number
@@ -40,15 +41,9 @@ from .units import integer, number
 NAME = "llama.cpp"
 
 # Routing keys (see base.FamilyParser): every line a rule below reads contains one of these.
-PERF_KEYS = ("time =", "graphs reused")
-# Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
-EVIDENCE_PREFIXES = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",
-                     "llama_context:", "llama_new_context_with_model:", "llama_init_from_model:", "llama_kv_cache",
-                     "ggml_cuda_init:", "ggml_backend_", "ggml_metal_", "common_init", "llama_print_timings:",
-                     "llama_perf_", "common_perf_print:")
-LOAD_KEYS = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
-             "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
-             "mem required", "overrid", "loaded meta data", ": size =")
+PERF_KEYS = routes.LLAMA_PERF
+EVIDENCE_PREFIXES = routes.LLAMA_EVIDENCE
+LOAD_KEYS = routes.LLAMA_LOAD
 
 # printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
 TIMING = {
@@ -344,8 +339,8 @@ class Parser(FamilyParser):
     """llama.cpp CLI: perf blocks plus load lines."""
 
     NAME = NAME
-    KEYS = PERF_KEYS + LOAD_KEYS
-    EVIDENCE_KEYS = EVIDENCE_PREFIXES
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         if (feed_perf(text, self.runs) or feed_load(text, line, self.runs)

@@ -24,13 +24,12 @@ import json
 import math
 import re
 
-from . import llama_cpp
+from . import llama_cpp, routes
 from .base import FamilyParser
 from .figures import RUN_KEYS, Runs, new_report
 from .units import number as units_number, scaled
 
 NAME = "llama-server"
-SERVER_KEYS = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
 
 _SLOT = re.compile(r"slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
 _BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused|draft acceptance)\s*=\s*(.*)")
@@ -248,8 +247,8 @@ def _load_json(text: str) -> dict | None:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = SERVER_KEYS + llama_cpp.LOAD_KEYS
-    EVIDENCE_KEYS = ("srv ", "slot ", "listening", "INFO [")
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import routes
 from .base import FamilyParser
 
 NAME = "mlx_lm"
@@ -25,7 +26,7 @@ _TRIAL = re.compile(r"(?:Trial (\d+)|Averages):\s+prompt_tps=([\d.]+), generatio
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("tokens-per-sec", "Peak memory:", "Cache memory:", "Timing with prompt_tokens", "prompt_tps=")
+    KEYS = routes.ROUTES[NAME].keys
 
     def __init__(self) -> None:
         super().__init__()

@@ -24,15 +24,12 @@ from __future__ import annotations
 import json
 import re
 
-from . import llama_cpp, llama_server
+from . import llama_cpp, llama_server, routes
 from .base import FamilyParser
 from .durations import go_duration_ms, scaled, seconds_to_ms
 from .units import integer, number, size_mib
 
 NAME = "ollama"
-OWN_KEYS = ("duration:", "count:", "rate:", "GPU loaded layers", "llm library", "runner started", "[GIN]", "_duration",
-            "(version ", "version is", "print_timing", 'msg="offload to', "msg=offload ", 'msg="model weights"',
-            'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"', "layers.", "memory.")
 
 _VERBOSE = re.compile(
     r"\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|eval count"
@@ -75,8 +72,8 @@ def _mib_or_list(value: str):
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = OWN_KEYS + llama_cpp.PERF_KEYS + llama_cpp.LOAD_KEYS
-    EVIDENCE_KEYS = ("ollama", "source=")
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 
+from . import routes
 from .units import integer, number
 
-HEADER = "Serving Benchmark Result"
+HEADER = routes.SERVING_BENCH_HEADER
 _LINE = re.compile(r"([A-Z][A-Za-z0-9 .,/()-]*?):\s+(\S(?:.*\S)?)\s*$")
 _UNIT = re.compile(r"\s*\(([^)]*)\)\s*$")
 _WORD = re.compile(r"[^a-z0-9]+")

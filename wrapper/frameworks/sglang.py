@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from . import serving_bench
+from . import routes, serving_bench
 from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import scaled, seconds_to_ms
 
@@ -61,15 +61,13 @@ def _batch_fields(text: str) -> dict:
         key = _FIELD_KEY.sub("_", name.lower()).strip("_") + ("_pct" if pct else "")
         out[key] = value == "True" if value in ("True", "False") else (int(value) if value.isdigit() else float(value))
     return out
-_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin", "Prefill. latency:")
+_EVIDENCE = routes.SGLANG_EVIDENCE
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated", "Capture cuda graph end",
-            "Prefill batch", "Decode batch", "max_total_num_tokens=", "checkpoint shards", "Prefill. latency",
-            "median latency", "Total. latency", serving_bench.HEADER)
-    EVIDENCE_KEYS = _EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from . import routes
 from .base import FamilyParser
 from .durations import seconds_to_ms
 from .units import number
@@ -44,8 +45,7 @@ _RULES = (
     (re.compile(r"Loaded engine size: (\d+) MiB"), (("engine_mib", int),)),
 )
 _VERSION = re.compile(r"TensorRT[- ]LLM [Vv]ersion: (\S+)")
-_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "TensorRT LLM", "[BENCHMARK] model_name",
-             "Request Throughput (req/sec)", "Per GPU Output Throughput")
+_EVIDENCE = routes.TRTLLM_EVIDENCE
 # trtllm-bench's report: "Label:   value" lines (the unit in the label). label -> extra key
 _BENCH_REPORT = {
     "Number of requests": "requests",
@@ -92,10 +92,8 @@ _BENCH_FIELDS = {
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version", "[BENCHMARK]", "LLM Version",
-            "Number of requests", "Number of concurrent", "Length (tokens)", "Throughput (", "Latency (ms)",
-            "request latency", "[Latency]", "[TTFT]", "[TPOT]", "(tps/user)")
-    EVIDENCE_KEYS = _EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         m = _REPORT_LINE.match(text)

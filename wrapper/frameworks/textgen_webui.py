@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from . import llama_cpp
+from . import llama_cpp, routes
 from .base import FamilyParser
 from .llama_server import RequestTimings
 from .units import integer, number, seconds_to_ms
@@ -29,9 +29,8 @@ _MAX_WRAPPED_LINES = 4
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Output generated in", "Loaded the model in") + llama_cpp.PERF_KEYS + llama_cpp.LOAD_KEYS
-    # Not the project's name: it is in the paths of models other programs load from its folder.
-    EVIDENCE_KEYS = ("Loading settings from", "Starting Text generation web UI")
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from . import routes
 from .base import FamilyParser
 from .durations import go_duration_ms
 
@@ -22,14 +23,13 @@ _SHARD_READY = re.compile(r"Shard ready in (\S+)")
 _TIMING = re.compile(r'\b(total_time|validation_time|queue_time|inference_time|time_per_token)="([^"]+)"')
 _TIMING_KEYS = {"validation_time": "validation_ms", "queue_time": "queue_ms", "inference_time": "inference_ms",
                 "time_per_token": "time_per_token_ms"}
-_EVIDENCE = ("text_generation_launcher", "text_generation_router", "text-generation-inference",
-             "text_generation_server")
+_EVIDENCE = routes.TGI_EVIDENCE
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = ("Shard ready in", 'total_time="')
-    EVIDENCE_KEYS = _EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         hit = False

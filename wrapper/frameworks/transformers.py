@@ -8,18 +8,18 @@ framework's and are not read.
 """
 from __future__ import annotations
 
+from . import routes
 from .base import FamilyParser, bar_elapsed_ms
 
 NAME = "transformers"
 
-_BARS = ("Loading checkpoint shards", "Loading weights")
-_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloaded to the cpu", "meta device") + _BARS
+_BARS = routes.TRANSFORMERS_BARS
 
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = _BARS
-    EVIDENCE_KEYS = _EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         self.evidence += 1

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from . import serving_bench
+from . import routes, serving_bench
 from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
@@ -104,7 +104,7 @@ _SPEC_FIELDS = (("accepted_tps", re.compile(r"Accepted throughput: ([\d.]+) toke
                 ("accepted_tokens", re.compile(r"Accepted: (\d+) tokens"), int),
                 ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int))
 _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-]+)\)")
-_EVIDENCE = ("vllm", "vLLM", "Vllm", "EngineCore", "model_runner.py", "kv_cache_utils.py", "Avg prompt throughput")
+_EVIDENCE = routes.VLLM_EVIDENCE
 
 # (gate substring, regex, handler name)
 _RULES = (
@@ -139,10 +139,8 @@ _RULES = (
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = tuple(sorted({gate for gate, _, _ in _RULES} | set(_MEMORY_GATES)
-                        | {"checkpoint shards", serving_bench.HEADER, "Total time: ", "latency: ",
-                           "latency per "}))
-    EVIDENCE_KEYS = _EVIDENCE
+    KEYS = routes.ROUTES[NAME].keys
+    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

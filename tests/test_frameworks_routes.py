@@ -1,0 +1,50 @@
+"""The routing table: keys declared apart from the parsers, and families imported only when a line needs them."""
+import subprocess
+import sys
+
+from wrapper.frameworks import FAMILIES, parse_lines, routes, serving_bench, vllm
+
+
+def test_every_family_has_a_route_and_its_parser_takes_its_keys_from_it():
+    assert [f.name for f in FAMILIES] == list(routes.ROUTES)
+    for family in FAMILIES:
+        route = routes.ROUTES[family.name]
+        assert family.parser.KEYS == route.keys
+        assert family.parser.EVIDENCE_KEYS == route.evidence
+
+
+def test_every_gate_the_vllm_parser_tests_is_a_routing_key():
+    # a gate that is not a key would never see its line: the line is not routed to the parser
+    gates = {gate for gate, _, _ in vllm._RULES} | set(vllm._MEMORY_GATES) | {serving_bench.HEADER}
+    assert gates - set(routes.VLLM_KEYS) == set()
+
+
+def _modules_after(code: str) -> set:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return {m.rpartition(".")[2] for m in out if m.startswith("wrapper.frameworks.")}
+
+
+FAMILY_MODULES = {r.module for r in routes.ROUTES.values()}
+
+
+def test_output_that_names_no_family_imports_no_family_module():
+    loaded = _modules_after("from wrapper.frameworks import parse_lines\n"
+                            "parse_lines(['once upon a time\\n', 'x' * 4096 + '\\n'])")
+    assert loaded & FAMILY_MODULES == set()
+
+
+def test_a_llama_cpp_log_imports_the_llama_family_and_not_the_engines():
+    loaded = _modules_after("from wrapper.frameworks import parse_lines\n"
+                            "parse_lines(['load_tensors: offloaded 0/25 layers to GPU\\n',"
+                            " 'llama_perf_context_print:        eval time =     100.00 ms /    10 runs\\n'])")
+    assert "llama_cpp" in loaded
+    assert loaded & {"vllm", "sglang", "tgi", "tensorrt_llm", "mlx_lm", "transformers"} == set()
+
+
+def test_a_warning_seen_before_its_family_is_recognised_is_kept():
+    # the out-of-memory line reaches every family as a warning before vLLM's own lines import its parser
+    [report] = parse_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+                            "INFO 01-02 03:04:05 [core.py:1] vLLM API server version 0.8.5\n"])
+    assert report["framework"] == "vllm"
+    assert [w["kind"] for w in report["warnings"]] == ["oom"]

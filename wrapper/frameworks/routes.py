@@ -1,0 +1,105 @@
+"""Which lines each family's parser is shown, declared apart from the parsers.
+
+A run that prints only its own text (most runs) never needs a family's parser, and a llama.cpp run never needs
+vLLM's: the stream parser routes lines with these keys alone and imports a family's module on the first line routed
+to it (importing all twelve costs ~25 ms, most of it compiling their regexes, on every run that prints a line).
+The family modules take their ``KEYS`` and ``EVIDENCE_KEYS`` from here, so each key is written once.
+
+``keys``: substrings; a line reaches the parser only if it contains one. ``evidence``: substrings of lines that
+only show whose log this is, routed while the family is being detected (see ``base.FamilyParser``).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Route(NamedTuple):
+    module: str  # the module of this package holding the family's ``Parser``
+    keys: tuple[str, ...]
+    evidence: tuple[str, ...] = ()
+
+
+# llama.cpp's own lines, which every program embedding it (ollama, koboldcpp, llama-server, …) prints too.
+LLAMA_PERF = ("time =", "graphs reused")
+LLAMA_LOAD = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
+              "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
+              "mem required", "overrid", "loaded meta data", ": size =")
+# Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
+LLAMA_EVIDENCE = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",
+                  "llama_context:", "llama_new_context_with_model:", "llama_init_from_model:", "llama_kv_cache",
+                  "ggml_cuda_init:", "ggml_backend_", "ggml_metal_", "common_init", "llama_print_timings:",
+                  "llama_perf_", "common_perf_print:")
+
+OLLAMA_OWN = ("duration:", "count:", "rate:", "GPU loaded layers", "llm library", "runner started", "[GIN]",
+              "_duration", "(version ", "version is", "print_timing", 'msg="offload to', "msg=offload ",
+              'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"', "layers.",
+              "memory.")
+
+KOBOLD_SUMMARY = ("Total:", "CtxLimit", "ContextLimit", "Processing:", "Process:", "Processed:")
+KOBOLD_PROGRESS = ("Processing Prompt", "Generating (")
+KOBOLD_FALLBACK = "GPU Offload Fallback"
+KOBOLD_EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Load Text Model OK",
+                   "Automatic RoPE Scaling")
+
+LLAMA_SERVER_OWN = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
+
+SERVING_BENCH_HEADER = "Serving Benchmark Result"  # the serving-benchmark report vLLM and SGLang both print
+
+SGLANG_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin",
+                   "Prefill. latency:")
+
+# vLLM: the gates of its rules (vllm._RULES), of its memory lines (vllm._MEMORY_GATES) and of the benchmark
+# reports; tests/test_frameworks_routes.py checks that every gate the module uses is here.
+VLLM_KEYS = ("# CUDA blocks", "# GPU blocks", "Available KV cache memory", "Avg prompt throughput",
+             "CUDA graph pool memory", "Compiling a graph for", "Dynamo bytecode transform",
+             "Estimated CUDA graph memory", "Graph capturing finished", "Initial profiling/warmup run took",
+             "KV cache size", "LLM engine (v", "Loading model weights took", "Loading weights took",
+             "Maximum concurrency", "Memory profiling t", "Model loading took", "Prefix cache hit rate: GPU",
+             SERVING_BENCH_HEADER, "SpecDecoding metrics", "Throughput: ", "Total time: ", "] duration",
+             "activation peak memory", "available_kv_cache_memory", "checkpoint shards", "from the cache, took",
+             "gpu_memory_utilization", "init engine", "instance can use", "latency per ", "latency: ",
+             "model weights take", "non_torch_memory", "num_gpu_blocks is", "server version",
+             "torch.compile and initial", "torch.compile t", "total_gpu_memory")
+VLLM_EVIDENCE = ("vllm", "vLLM", "Vllm", "EngineCore", "model_runner.py", "kv_cache_utils.py",
+                 "Avg prompt throughput")
+
+TGI_EVIDENCE = ("text_generation_launcher", "text_generation_router", "text-generation-inference",
+                "text_generation_server")
+
+TRTLLM_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "TensorRT LLM", "[BENCHMARK] model_name",
+                   "Request Throughput (req/sec)", "Per GPU Output Throughput")
+
+TRANSFORMERS_BARS = ("Loading checkpoint shards", "Loading weights")
+TRANSFORMERS_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloaded to the cpu",
+                         "meta device") + TRANSFORMERS_BARS
+
+# By family name (frameworks.FAMILIES gives the detection order).
+ROUTES = {
+    "ollama": Route("ollama", OLLAMA_OWN + LLAMA_PERF + LLAMA_LOAD, ("ollama", "source=")),
+    "koboldcpp": Route("koboldcpp", KOBOLD_SUMMARY + KOBOLD_PROGRESS
+                       + ("Welcome to KoboldCpp", "Auto Recommended", KOBOLD_FALLBACK) + LLAMA_PERF + LLAMA_LOAD,
+                       KOBOLD_EVIDENCE),
+    # Not the project's name as evidence: it is in the paths of models other programs load from its folder.
+    "text-generation-webui": Route("textgen_webui", ("Output generated in", "Loaded the model in")
+                                   + LLAMA_PERF + LLAMA_LOAD,
+                                   ("Loading settings from", "Starting Text generation web UI")),
+    "llama-server": Route("llama_server", LLAMA_SERVER_OWN + LLAMA_LOAD, ("srv ", "slot ", "listening", "INFO [")),
+    "llama-bench": Route("llama_bench", ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")),
+    "llama.cpp": Route("llama_cpp", LLAMA_PERF + LLAMA_LOAD, LLAMA_EVIDENCE),
+    "sglang": Route("sglang", ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated",
+                               "Capture cuda graph end", "Prefill batch", "Decode batch", "max_total_num_tokens=",
+                               "checkpoint shards", "Prefill. latency", "median latency", "Total. latency",
+                               SERVING_BENCH_HEADER),
+                    SGLANG_EVIDENCE),
+    "vllm": Route("vllm", VLLM_KEYS, VLLM_EVIDENCE),
+    "tgi": Route("tgi", ("Shard ready in", 'total_time="'), TGI_EVIDENCE),
+    "tensorrt-llm": Route("tensorrt_llm", ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version",
+                                           "[BENCHMARK]", "LLM Version", "Number of requests",
+                                           "Number of concurrent", "Length (tokens)", "Throughput (",
+                                           "Latency (ms)", "request latency", "[Latency]", "[TTFT]", "[TPOT]",
+                                           "(tps/user)"),
+                          TRTLLM_EVIDENCE),
+    "mlx_lm": Route("mlx_lm", ("tokens-per-sec", "Peak memory:", "Cache memory:", "Timing with prompt_tokens",
+                               "prompt_tps=")),
+    "transformers": Route("transformers", TRANSFORMERS_BARS, TRANSFORMERS_EVIDENCE),
+}
