@@ -201,8 +201,18 @@ def test_server_request_measures_stream_and_stops_server(api):
     assert 11 * 0.02 <= rec["phases"]["decode_s"] < 1.0
     assert rec["tokens"]["output"] == 12
     assert rec["markers"]["request_sent"]["stream"] == "http"
+    # the markers quote the first and the last generated text, as for a CLI run
+    words = standin_server_words()
+    assert rec["markers"]["first_token"]["text"] == words[0]
+    assert rec["markers"]["last_token"]["text"] == words[11 % len(words)]
     assert rec["reported"]["eval_tokens"] == 12
     assert not psutil_alive(rec["child"]["pid"])
+
+
+def standin_server_words():
+    import ast
+    source = open(SERVER[1], encoding="utf-8").read()
+    return ast.literal_eval(source.split("WORDS = ", 1)[1].split("\n", 1)[0])
 
 
 def psutil_alive(pid):

@@ -200,10 +200,12 @@ def apply_stream(facts: RunFacts, stream) -> None:
         facts.token_stream_problem = f"the --request failed: {stream.error}"
         if stream.t_first_content_ns is None:
             _request_failed(facts)
-    for name, t_ns in (("request_sent", stream.t_sent_ns), ("first_token", stream.t_first_content_ns),
-                       ("first_answer_token", stream.t_first_answer_ns), ("last_token", stream.t_last_content_ns)):
+    for name, t_ns, text in (("request_sent", stream.t_sent_ns, ""),
+                             ("first_token", stream.t_first_content_ns, stream.first_text),
+                             ("first_answer_token", stream.t_first_answer_ns, ""),
+                             ("last_token", stream.t_last_content_ns, stream.last_text)):
         if t_ns is not None:
-            facts.markers[name] = Marker(name, t_ns, HTTP, "")
+            facts.markers[name] = Marker(name, t_ns, HTTP, text.strip())
     facts.token_chunks = stream.content_events
     facts.thinking = Boundary(stream.thinking, stream.t_think_end_ns, stream.t_first_answer_ns)
     facts.gap_stamps = GapStamps.of(stream.content_stamps_ns, {i: text.encode("utf-8") for i, text in stream.gap_texts})

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from urllib.parse import urlsplit
 
 from .gaps import GapStamps
+from .markers import MARKER_TEXT_CHARS
 from .reasoning import ThinkTracker
 from .sse import Event, SSEParser
 
@@ -53,6 +54,8 @@ class StreamResult:
     deltas, or content opening with a think tag (``reasoning.ThinkTracker``): when the thinking ended, when the
     answer began. Reasoning deltas count as content events (they are output tokens), so TTFT runs to the first token
     of either kind.
+    first_text / last_text: the text of the first / last content event (the markers' ``text``), at most
+    ``MARKER_TEXT_CHARS`` characters kept.
     """
 
     url: str
@@ -76,6 +79,8 @@ class StreamResult:
     thinking: bool = False
     t_think_end_ns: Optional[int] = None
     t_first_answer_ns: Optional[int] = None
+    first_text: str = ""
+    last_text: str = ""
 
 
 _STAMP_KEYS = ("t_sent_ns", "t_first_content_ns", "t_last_content_ns", "t_end_ns", "t_think_end_ns",
@@ -170,6 +175,7 @@ class StreamTally:
         self._token_ids = 0
         self.gaps = GapStamps()
         self.think = ThinkTracker()
+        self.first_text = self.last_text = ""
 
     def add(self, t_ns: int, event: Event) -> None:
         """Count one event, completed by the read stamped ``t_ns``."""
@@ -196,9 +202,12 @@ class StreamTally:
         if content or thought:
             self.content_events += 1
             self.gaps.add(t_ns, (content or thought).encode("utf-8"))
+            text = (content or thought)[:MARKER_TEXT_CHARS]
             if self.t_first_content_ns is None:
                 self.t_first_content_ns = t_ns
+                self.first_text = text
             self.t_last_content_ns = t_ns
+            self.last_text = text
         if isinstance(obj.get("timings"), dict):
             self.timings = obj["timings"]
         if isinstance(obj.get("usage"), dict):
@@ -393,7 +402,7 @@ class StreamRequest:
             error=state["error"] or tally.error, content_stamps_ns=tuple(tally.gaps.stamps),
             gap_texts=tuple((i, text.decode("utf-8", "replace")) for i, text in sorted(tally.gaps.texts.items())),
             thinking=tally.think.thinking, t_think_end_ns=tally.think.think_end_ns,
-            t_first_answer_ns=tally.think.first_answer_ns,
+            t_first_answer_ns=tally.think.first_answer_ns, first_text=tally.first_text, last_text=tally.last_text,
         )
         if self.on_done is not None:
             try:
