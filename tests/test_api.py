@@ -119,3 +119,22 @@ def test_a_run_that_prints_nothing_loads_no_framework_parser_nor_plotting(tmp):
     assert "wrapper.runner" in loaded
     assert not {m for m in loaded if m.startswith(("wrapper.frameworks", "wrapper.plot", "wrapper.compare",
                                                     "wrapper.diagnose", "wrapper.request", "matplotlib"))}
+
+
+def test_a_library_caller_is_not_left_a_subreaper(tmp):
+    """During a run phasewrap adopts the child's orphans (to name an escaped daemon); a notebook that called run()
+    must not go on adopting its other children's orphans afterwards (they would stay zombies)."""
+    script = """
+import ctypes, sys, wrapper as phasewrap
+prctl = ctypes.CDLL(None, use_errno=True).prctl
+def subreaper():
+    flag = ctypes.c_int(-1)
+    assert prctl(37, ctypes.byref(flag), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
+    return flag.value
+before = subreaper()
+phasewrap.run([sys.executable, "-c", "print('hi')"], gpu="off", cpu="off")
+print(before, subreaper())
+"""
+    out = _python(script, tmp)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "0"]

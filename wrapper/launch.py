@@ -27,6 +27,7 @@ PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 
 
 @dataclass
@@ -104,11 +105,25 @@ def _libc_prctl():
 _prctl = _libc_prctl()
 
 
-def _become_subreaper() -> None:
+def _become_subreaper() -> Optional[bool]:
     """Orphans of the child (a daemon it started, then exited) become our children rather than init's, so
-    one that escaped the process group with setsid can be found and named."""
-    if _prctl is not None:
-        _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    one that escaped the process group with setsid can be found and named. Returns whether this process already
+    was a subreaper (None: unknown), so that a library caller gets its state back after the run."""
+    if _prctl is None:
+        return None
+    import ctypes
+
+    flag = ctypes.c_int(0)
+    was = bool(flag.value) if _prctl(PR_GET_CHILD_SUBREAPER, ctypes.addressof(flag), 0, 0, 0) == 0 else None
+    _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    return was
+
+
+def _restore_subreaper(was: Optional[bool]) -> None:
+    """A notebook or service that imported phasewrap must not go on adopting every orphan of its other
+    children (they would stay zombies, never reaped) once the run is over."""
+    if was is False and _prctl is not None:
+        _prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
 def _child_setup(parent_pid: int) -> None:
@@ -304,7 +319,15 @@ def launch(
         with SignalGuard() as own:
             return launch(argv, on_chunk, opts, on_start=on_start, control=control, signals=own, clock=clock)
     opts = opts or LaunchOptions()
-    _become_subreaper()
+    was_subreaper = _become_subreaper()
+    try:
+        return _launch(argv, on_chunk, opts, on_start, control, signals, clock)
+    finally:
+        _restore_subreaper(was_subreaper)
+
+
+def _launch(argv, on_chunk, opts: LaunchOptions, on_start, control, signals: SignalGuard, clock) -> LaunchResult:
+    """``launch`` once this process is a subreaper."""
     out_r, out_w = os.openpty() if opts.pty else os.pipe()
     if opts.pty:
         tty.setraw(out_w)
