@@ -269,7 +269,7 @@ class StreamParser:
             for target, has_key in self._targets:
                 if target not in targets and has_key(line, start):
                     targets.append(target)
-        text = _prefixes().strip_text(line)
+        text = _strip_text(line)
         raw = line.rstrip("\r\n")
         warn = detected = False
         for target in targets:
@@ -277,6 +277,8 @@ class StreamParser:
                 warn = True
                 continue
             target.feed(text, raw)
+            if type(target) is _Deferred:  # its parser exists now: it takes the stand-in's place everywhere
+                target = self._swap(target)
             if target.greedy:
                 if target not in greedy:
                     greedy.append(target)
@@ -296,6 +298,15 @@ class StreamParser:
                 for p in self._all:
                     p.warn(kind, raw)
 
+    def _swap(self, deferred: _Deferred) -> FamilyParser:
+        real = deferred._parser()
+        for group in (self._parsers, self._detecting, self._greedy, self._all):
+            group[:] = [real if p is deferred else p for p in group]
+        self._owners = [(k, real if t is deferred else t) for k, t in self._owners]
+        if self._targets is not None:
+            self._targets = [(real if t is deferred else t, search) for t, search in self._targets]
+        return real
+
     def results(self) -> list[dict]:
         """One dict per run/request found, in order; never empty (see figures.py for the keys)."""
         if self._fixed:
@@ -310,6 +321,13 @@ def _prefixes():
     """The prefix table (imported with the first routed line: it compiles a dozen regexes)."""
     from . import prefixes
     return prefixes
+
+
+def _strip_text(line: str) -> str:
+    """``prefixes.strip_text``; the first call imports the table and puts the real function in this name's place."""
+    global _strip_text
+    _strip_text = _prefixes().strip_text
+    return _strip_text(line)
 
 
 def __getattr__(name: str):
