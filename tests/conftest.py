@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -9,6 +10,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 PHASEWRAP = [sys.executable, os.path.join(ROOT, "bin", "phasewrap")]
 STANDIN = [sys.executable, os.path.join(ROOT, "samples", "standin.py")]
+
+
+def poll(condition, timeout_s: float, every_s: float = 0.01) -> bool:
+    """True as soon as ``condition()`` holds; False if it still doesn't after ``timeout_s`` (tests wait on a
+    deadline, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every_s)
+    return True
 
 
 def fixture(*parts: str) -> str:

@@ -7,17 +7,8 @@ import time
 
 import psutil
 
-from .conftest import PHASEWRAP, STANDIN, read_jsonl, run_phasewrap
+from .conftest import PHASEWRAP, STANDIN, poll, read_jsonl, run_phasewrap
 
-
-def _poll(condition, timeout_s: float, every_s: float = 0.02) -> bool:
-    """True as soon as ``condition()`` holds; False if it still doesn't after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(every_s)
-    return True
 
 
 def _standin_children(pid: int) -> list:
@@ -80,7 +71,7 @@ def test_grandchild_holding_pipes_does_not_hang_the_run(tmp):
     assert "drain_timeout" in [w["kind"] for w in rec["warning_details"]]
     assert any("kept its output open" in w for w in rec["warnings"])
     grandchild = int(pidfile.read_text())
-    assert _poll(lambda: not _alive(grandchild), 5), f"grandchild {grandchild} still alive"
+    assert poll(lambda: not _alive(grandchild), 5), f"grandchild {grandchild} still alive"
 
 
 def test_stdout_closed_early_keeps_running_and_writes_record(tmp):
@@ -134,9 +125,9 @@ def test_sigterm_during_repeated_runs_keeps_finished_runs(tmp):
     pw = subprocess.Popen(PHASEWRAP + ["run", "-n", "5", "--quiet", "--format", "none", "--jsonl", str(log), "--",
                                        *STANDIN, "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "3",
                                        "--interval-s", "0.3"], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert _poll(lambda: log.exists() and len(log.read_text().splitlines()) >= 2, 20)
+    assert poll(lambda: log.exists() and len(log.read_text().splitlines()) >= 2, 20)
     # the second record is written after its child exited: a stand-in child now is the third run's
-    assert _poll(lambda: _standin_children(pw.pid), 20)
+    assert poll(lambda: _standin_children(pw.pid), 20)
     pw.send_signal(signal.SIGTERM)
     pw.communicate(timeout=30)
     records = read_jsonl(log)

@@ -15,17 +15,10 @@ from wrapper.events import Sample
 from wrapper.sampling import DmonSampler, PidstatSampler, ProcSampler, UnavailableSampler, make_samplers
 from wrapper.sampling.loops import ThreadedSampler
 
+from .conftest import poll
+
 H200 = Path(__file__).parent / "fixtures" / "h200"
 
-
-def _poll(condition, timeout_s: float, every_s: float = 0.01) -> bool:
-    """True as soon as ``condition()`` holds; False if it still doesn't after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(every_s)
-    return True
 
 
 def _exited() -> bool:
@@ -153,7 +146,7 @@ def test_ticks_stay_on_the_absolute_grid():
     sampler = Flaky(0.02, time.monotonic_ns)
     t_start = time.monotonic()
     sampler.start(os.getpid())
-    assert _poll(lambda: sampler.info()["ticks"] + sampler.info()["late_ticks"] >= 25, 10)
+    assert poll(lambda: sampler.info()["ticks"] + sampler.info()["late_ticks"] >= 25, 10)
     sampler.stop()
     elapsed = time.monotonic() - t_start
     info = sampler.info()
@@ -228,7 +221,7 @@ def test_a_tool_that_fails_at_once_is_unavailable_with_its_message(tmp_path):
         """)
     sampler = DmonSampler(which={"nvidia-smi": script}.get)
     sampler.start(os.getpid())
-    assert _poll(_exited, 10)  # the tool failed on its own, before any stop signal
+    assert poll(_exited, 10)  # the tool failed on its own, before any stop signal
     sampler.stop()
     assert sampler.info() == {
         "name": "dmon", "available": False,
@@ -246,7 +239,7 @@ def test_a_tool_that_ignores_its_stop_signal_is_killed(tmp_path):
         """)
     sampler = DmonSampler(which={"nvidia-smi": script}.get)
     sampler.start(os.getpid())
-    assert _poll(lambda: sampler.info()["lines"] >= 1, 10)  # its header is out: SIGINT is ignored by now
+    assert poll(lambda: sampler.info()["lines"] >= 1, 10)  # its header is out: SIGINT is ignored by now
     t0 = time.monotonic()
     sampler.stop()
     assert time.monotonic() - t0 < 5
