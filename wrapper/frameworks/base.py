@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from .figures import Runs
+from .routes import ROUTES
 
 # Periodic metric lines (vLLM's engine metrics, SGLang's batch lines) are kept line by line up to this many per run;
 # past it only their count, maxima and last values grow, so a server log of days stays a bounded record.
@@ -28,6 +29,14 @@ class FamilyParser:
     NAME = "unknown"
     KEYS: tuple[str, ...] = ()
     EVIDENCE_KEYS: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A family's ``KEYS`` and ``EVIDENCE_KEYS`` are its entry in ``routes.ROUTES`` (routing needs them
+        without importing the parser), taken from there rather than written twice."""
+        super().__init_subclass__(**kwargs)
+        route = ROUTES.get(cls.NAME)
+        if route is not None:
+            cls.KEYS, cls.EVIDENCE_KEYS = route.keys, route.evidence
 
     def __init__(self) -> None:
         self.runs = Runs(self.NAME, self.finalize)

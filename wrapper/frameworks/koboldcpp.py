@@ -59,8 +59,6 @@ def _ms(text: str) -> float | None:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         if "Total:" in text or "Limit:" in text or "Process" in text:

@@ -18,7 +18,7 @@ import csv
 import json
 import re
 
-from . import llama_cpp, routes
+from . import llama_cpp
 from .base import FamilyParser
 from .durations import scaled
 from .units import integer, number
@@ -35,7 +35,6 @@ def _cells(text: str) -> list[str]:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
 
     def __init__(self) -> None:
         super().__init__()

@@ -339,8 +339,6 @@ class Parser(FamilyParser):
     """llama.cpp CLI: perf blocks plus load lines."""
 
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         if (feed_perf(text, self.runs) or feed_load(text, line, self.runs)

@@ -24,7 +24,7 @@ import json
 import math
 import re
 
-from . import llama_cpp, routes
+from . import llama_cpp
 from .base import FamilyParser
 from .figures import RUN_KEYS, Runs, new_report
 from .units import number as units_number, scaled
@@ -247,8 +247,6 @@ def _load_json(text: str) -> dict | None:
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

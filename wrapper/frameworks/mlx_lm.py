@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from . import routes
 from .base import FamilyParser
 
 NAME = "mlx_lm"
@@ -26,7 +25,6 @@ _TRIAL = re.compile(r"(?:Trial (\d+)|Averages):\s+prompt_tps=([\d.]+), generatio
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
 
     def __init__(self) -> None:
         super().__init__()

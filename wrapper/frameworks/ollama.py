@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 
-from . import llama_cpp, llama_server, routes
+from . import llama_cpp, llama_server
 from .base import FamilyParser
 from .durations import go_duration_ms, scaled, seconds_to_ms
 from .units import integer, number, size_mib
@@ -72,8 +72,6 @@ def _mib_or_list(value: str):
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

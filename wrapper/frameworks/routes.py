@@ -3,7 +3,8 @@
 A run that prints only its own text (most runs) never needs a family's parser, and a llama.cpp run never needs
 vLLM's: the stream parser routes lines with these keys alone and imports a family's module on the first line routed
 to it (importing all twelve costs ~25 ms, most of it compiling their regexes, on every run that prints a line).
-The family modules take their ``KEYS`` and ``EVIDENCE_KEYS`` from here, so each key is written once.
+A family's parser gets its ``KEYS`` and ``EVIDENCE_KEYS`` from here (``base.FamilyParser``), so each key is
+written once.
 
 ``keys``: substrings; a line reaches the parser only if it contains one. ``evidence``: substrings of lines that
 only show whose log this is, routed while the family is being detected (see ``base.FamilyParser``).

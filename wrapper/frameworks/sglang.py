@@ -66,8 +66,6 @@ _EVIDENCE = routes.SGLANG_EVIDENCE
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -92,8 +92,6 @@ _BENCH_FIELDS = {
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         m = _REPORT_LINE.match(text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from . import llama_cpp, routes
+from . import llama_cpp
 from .base import FamilyParser
 from .llama_server import RequestTimings
 from .units import integer, number, seconds_to_ms
@@ -29,8 +29,6 @@ _MAX_WRAPPED_LINES = 4
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()

@@ -28,8 +28,6 @@ _EVIDENCE = routes.TGI_EVIDENCE
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         hit = False

@@ -18,8 +18,6 @@ _BARS = routes.TRANSFORMERS_BARS
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def feed(self, text: str, line: str) -> None:
         self.evidence += 1

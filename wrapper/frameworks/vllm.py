@@ -139,8 +139,6 @@ _RULES = (
 
 class Parser(FamilyParser):
     NAME = NAME
-    KEYS = routes.ROUTES[NAME].keys
-    EVIDENCE_KEYS = routes.ROUTES[NAME].evidence
 
     def __init__(self) -> None:
         super().__init__()
