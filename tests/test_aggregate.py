@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from wrapper.aggregate import KEYS, aggregate
-from wrapper.events import Sample
-from wrapper.sampling import parse_dmon, parse_pidstat
+from wrapper.derive.aggregate import KEYS, aggregate
+from wrapper.model.events import Sample
+from wrapper.measure.sampling import parse_dmon, parse_pidstat
 
 MS = 1_000_000
 MIB = 1048576.0

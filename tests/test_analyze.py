@@ -210,11 +210,11 @@ def test_analyze_never_imports_the_launcher_nor_runner_privates():
 
     from .conftest import ROOT
 
-    probe = ("import sys, wrapper.analyze; "
-             "print(sorted(m for m in ('wrapper.launch', 'wrapper.runner') if m in sys.modules))")
+    probe = ("import sys, wrapper.sources.analyze; "
+             "print(sorted(m for m in ('wrapper.measure.launch', 'wrapper.sources.runner') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    tree = ast.parse(open(os.path.join(ROOT, "wrapper", "analyze.py"), encoding="utf-8").read())
+    tree = ast.parse(open(os.path.join(ROOT, "wrapper", "sources", "analyze.py"), encoding="utf-8").read())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not imported & {"launch", "runner"}
 
@@ -232,7 +232,7 @@ def test_the_schema_name_is_written_in_one_module():
                 tree = ast.parse(open(path, encoding="utf-8").read())
                 if any(isinstance(n, ast.Constant) and n.value == "phasewrap.run/1" for n in ast.walk(tree)):
                     holders.append(os.path.relpath(path, ROOT))
-    assert holders == ["wrapper/record.py"]
+    assert holders == ["wrapper/derive/record.py"]
 
 
 def test_timed_log_with_several_requests_gives_each_earlier_one_a_record():
@@ -274,7 +274,7 @@ def test_h200_llama_cast_alone_takes_profile_and_prompt_from_its_header_command(
 
 
 def test_cast_command_split_like_the_shell():
-    from wrapper.analyze import _split_command
+    from wrapper.sources.analyze import _split_command
 
     assert _split_command("./llama-completion -m m.gguf -p 'the quick brown fox' -n 8") == [
         "./llama-completion", "-m", "m.gguf", "-p", "the quick brown fox", "-n", "8"]

@@ -7,8 +7,8 @@ import sys
 
 from .conftest import ROOT, STANDIN, run_phasewrap
 
-API = ["run", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords", "UsageError",
-       "StartError", "GpuBusy", "__version__"]
+API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "plot", "report",
+       "read_records", "RunRecords", "UsageError", "StartError", "GpuBusy", "__version__"]
 
 
 def _python(code: str, cwd) -> subprocess.CompletedProcess:
@@ -78,15 +78,15 @@ for call in (lambda: phasewrap.run(["no-such-program-here"]), lambda: phasewrap.
     ]
 
 
-def test_the_package_names_stay_the_functions_after_their_modules_are_imported():
+def test_the_library_names_are_the_functions_after_the_layers_are_imported():
     import importlib
 
     import wrapper
 
-    for name in ("analyze", "compare", "diagnose", "plot"):  # modules (or a package) of the same name
-        module = importlib.import_module(f"wrapper.{name}")
-        assert callable(getattr(wrapper, name)) and getattr(wrapper, name) is not module
-        assert getattr(wrapper, name).__module__ == "wrapper.api"
+    for module in ("sources.analyze", "method.compare", "method.diagnose", "present.plot", "method.merge"):
+        importlib.import_module(f"wrapper.{module}")
+    for name in ("analyze", "compare", "diagnose", "plot", "merge"):
+        assert callable(getattr(wrapper, name)) and getattr(wrapper, name).__module__ == "wrapper.api"
 
 
 def test_readme_library_examples_run(tmp):
@@ -116,9 +116,9 @@ def test_a_run_that_prints_nothing_loads_no_framework_parser_nor_plotting(tmp):
                          stdin=subprocess.DEVNULL, timeout=60)
     assert out.returncode == 0, out.stderr
     loaded = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "wrapper.runner" in loaded
-    assert not {m for m in loaded if m.startswith(("wrapper.frameworks", "wrapper.plot", "wrapper.compare",
-                                                    "wrapper.diagnose", "wrapper.request", "matplotlib"))}
+    assert "wrapper.sources.runner" in loaded
+    assert not {m for m in loaded if m.startswith(("wrapper.derive.frameworks", "wrapper.present.plot", "wrapper.method.compare",
+                                                    "wrapper.method.diagnose", "wrapper.sources.request", "matplotlib"))}
 
 
 def test_a_library_caller_is_not_left_a_subreaper(tmp):

@@ -2,9 +2,9 @@
 import hashlib
 import importlib
 
-from wrapper.env import args_sha256
+from wrapper.measure.env import args_sha256
 
-cmp = importlib.import_module("wrapper.compare")  # the module; wrapper.compare is the library function
+cmp = importlib.import_module("wrapper.method.compare")  # the module; wrapper.method.compare is the library function
 
 ENV = {
     "cpu_model": "Intel(R) Xeon(R) Processor", "cpu_cores_logical": 16,

@@ -3,11 +3,11 @@ diagnose tells stuttering decode from steady-but-slow decode."""
 import importlib
 import json
 
-from wrapper.diagnose import diagnose
+from wrapper.method.diagnose import diagnose
 
 from .conftest import STANDIN, read_jsonl, run_phasewrap
 
-cmp = importlib.import_module("wrapper.compare")
+cmp = importlib.import_module("wrapper.method.compare")
 
 
 def record(p50, p99, stalls=(), share=0.0, decode=8.0, total=10.0, energy_mj=None):

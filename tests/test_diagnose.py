@@ -1,6 +1,6 @@
 """diagnose() on hand-made records: each rule fires on the figures it names, with exact statements, and says
 what is missing instead of guessing."""
-from wrapper.diagnose import Finding, diagnose, render
+from wrapper.method.diagnose import Finding, diagnose, render
 
 GIB = 1 << 30
 

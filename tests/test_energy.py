@@ -6,9 +6,10 @@ import time
 
 import pytest
 
-from wrapper import energy
-from wrapper.runner import RunConfig, execute, prepare
-from wrapper.sampling import NvmlSampler
+from wrapper.derive import energy
+from wrapper.measure.sampling import energy_probe
+from wrapper.sources.runner import RunConfig, execute, prepare
+from wrapper.measure.sampling import NvmlSampler
 
 from .conftest import STANDIN
 from .test_sampling_nvml import BUSY, FakePynvml, captured
@@ -47,15 +48,15 @@ def test_update_period_on_an_exact_fake_clock():
         now[0] += 1_000_000
         return now[0] // 40_000_000
 
-    assert energy.measure_update_period(read, clock, sleep, poll_s=0.004) == (0.04, None)  # 4 ms polls, 1 ms reads
-    assert energy.measure_update_period(lambda: 7, clock, sleep)[1] == (
+    assert energy_probe.measure_update_period(read, clock, sleep, poll_s=0.004) == (0.04, None)  # 4 ms polls, 1 ms reads
+    assert energy_probe.measure_update_period(lambda: 7, clock, sleep)[1] == (
         "the energy counter changed 0 time(s) in 0.5 s: update period unknown")
-    assert energy.measure_update_period(lambda: None, clock, sleep) == (None, "the energy counter could not be read")
+    assert energy_probe.measure_update_period(lambda: None, clock, sleep) == (None, "the energy counter could not be read")
 
 
 def test_update_period_of_the_clocked_fake_within_a_poll():
     fake = ClockedPynvml(period_s=0.05)
-    period, reason = energy.measure_update_period(lambda: fake.nvmlDeviceGetTotalEnergyConsumption(None))
+    period, reason = energy_probe.measure_update_period(lambda: fake.nvmlDeviceGetTotalEnergyConsumption(None))
     assert reason is None and abs(period - 0.05) <= 0.015
 
 
@@ -103,7 +104,7 @@ def test_energy_per_token_within_5_percent_and_a_30ms_phase_approximate(tmp_path
     assert record["phases"]["ttft_s"] < 0.1
     assert res["ttft"]["energy_approximate"] is True and res["ttft"]["approximate"] is True
     assert res["prefill_energy_per_input_token_mj"] is None  # the stand-in prints no prompt token count
-    from wrapper.export.summary import render
+    from wrapper.present.export.summary import render
 
     assert (f"energy: decode {res['decode']['energy_j']:.1f} J (counter) · {res['energy_per_output_token_mj']:.1f} "
             "mJ/output token · ") in render(record)

@@ -8,7 +8,8 @@ import sys
 import time
 
 
-from wrapper import __version__, env
+from wrapper import __version__
+from wrapper.measure import env
 
 
 class FakeNvmlError(Exception):

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from wrapper import fleet, merge
+from wrapper.method import fleet, merge
 from wrapper.errors import UsageError
 
 from .conftest import STANDIN, read_jsonl, run_phasewrap

@@ -1,9 +1,9 @@
-"""The public API of wrapper.frameworks: detection, the incremental parser, explicit frameworks, unknown logs."""
+"""The public API of wrapper.derive.frameworks: detection, the incremental parser, explicit frameworks, unknown logs."""
 import json
 
 import pytest
 
-from wrapper.frameworks import DETECTION_WINDOW_LINES, FRAMEWORKS, REPORT_KEYS, ReportedParser, new_parser, parse_lines
+from wrapper.derive.frameworks import DETECTION_WINDOW_LINES, FRAMEWORKS, REPORT_KEYS, ReportedParser, new_parser, parse_lines
 from .conftest import ALL_LOG_NAMES, events_lines, log_fixture
 
 ALL_LOGS = ALL_LOG_NAMES

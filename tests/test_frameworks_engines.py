@@ -1,6 +1,6 @@
 """vLLM, SGLang, TGI, TensorRT-LLM, mlx_lm and transformers logs -> reported figures; exact values as printed."""
 
-from wrapper.frameworks import parse_lines
+from wrapper.derive.frameworks import parse_lines
 from .conftest import events_lines, log_fixture
 
 TIMINGS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",

@@ -1,6 +1,6 @@
 """llama-bench markdown, CSV, JSON and JSONL results -> one dict per result row; exact values as printed."""
 
-from wrapper.frameworks import parse_lines
+from wrapper.derive.frameworks import parse_lines
 from .conftest import log_fixture
 
 

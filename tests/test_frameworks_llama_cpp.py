@@ -1,7 +1,7 @@
 """llama.cpp CLI logs -> reported figures; exact values as printed in tests/fixtures/logs."""
 import json
 
-from wrapper.frameworks import parse_lines
+from wrapper.derive.frameworks import parse_lines
 from .conftest import events_lines, log_fixture
 
 

@@ -1,7 +1,7 @@
 """llama-server logs and response bodies -> one dict per request; exact values as printed."""
 import json
 
-from wrapper.frameworks import from_server_timings, parse_lines
+from wrapper.derive.frameworks import from_server_timings, parse_lines
 from .conftest import events_lines, log_fixture
 
 

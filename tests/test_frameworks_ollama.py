@@ -1,6 +1,6 @@
 """ollama: `run --verbose` statistics and server logs -> reported figures; exact values as printed."""
 
-from wrapper.frameworks import parse_lines
+from wrapper.derive.frameworks import parse_lines
 from .conftest import log_fixture
 
 

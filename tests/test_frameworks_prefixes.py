@@ -3,9 +3,9 @@ import calendar
 
 import pytest
 
-from wrapper.frameworks import PrefixTime, strip_prefix
-from wrapper.frameworks.durations import go_duration_ms, seconds_to_ms
-from wrapper.frameworks.units import integer, number, size_mib
+from wrapper.derive.frameworks import PrefixTime, strip_prefix
+from wrapper.derive.frameworks.durations import go_duration_ms, seconds_to_ms
+from wrapper.derive.frameworks.units import integer, number, size_mib
 from .conftest import log_fixture
 
 

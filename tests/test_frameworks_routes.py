@@ -2,7 +2,7 @@
 import subprocess
 import sys
 
-from wrapper.frameworks import FAMILIES, parse_lines, routes, serving_bench, vllm
+from wrapper.derive.frameworks import FAMILIES, parse_lines, routes, serving_bench, vllm
 
 
 def test_every_family_has_a_route_and_its_parser_takes_its_keys_from_it():
@@ -22,20 +22,20 @@ def test_every_gate_the_vllm_parser_tests_is_a_routing_key():
 def _modules_after(code: str) -> set:
     out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"],
                          capture_output=True, text=True, check=True).stdout.split()
-    return {m.rpartition(".")[2] for m in out if m.startswith("wrapper.frameworks.")}
+    return {m.rpartition(".")[2] for m in out if m.startswith("wrapper.derive.frameworks.")}
 
 
 FAMILY_MODULES = {r.module for r in routes.ROUTES.values()}
 
 
 def test_output_that_names_no_family_imports_no_family_module():
-    loaded = _modules_after("from wrapper.frameworks import parse_lines\n"
+    loaded = _modules_after("from wrapper.derive.frameworks import parse_lines\n"
                             "parse_lines(['once upon a time\\n', 'x' * 4096 + '\\n'])")
     assert loaded & FAMILY_MODULES == set()
 
 
 def test_a_llama_cpp_log_imports_the_llama_family_and_not_the_engines():
-    loaded = _modules_after("from wrapper.frameworks import parse_lines\n"
+    loaded = _modules_after("from wrapper.derive.frameworks import parse_lines\n"
                             "parse_lines(['load_tensors: offloaded 0/25 layers to GPU\\n',"
                             " 'llama_perf_context_print:        eval time =     100.00 ms /    10 runs\\n'])")
     assert "llama_cpp" in loaded

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from wrapper.gaps import GapStamps, decode_gaps, percentile
+from wrapper.derive.gaps import GapStamps, decode_gaps, percentile
 
 from .conftest import STANDIN, json_record, run_phasewrap
 
@@ -148,7 +148,7 @@ def test_server_stream_stalls_and_their_capture_replay(tmp_path):
 
 
 def test_summary_line():
-    from wrapper.gaps import summary_line
+    from wrapper.derive.gaps import summary_line
 
     rec = {"decode_gaps_ms": {"n": 199, "mean": 11.5, "p50": 10.14, "p90": 10.4, "p99": 12.04, "max": 301.2,
                               "per": "read"}, "stalls_total": 3, "stall_share_of_decode": 0.1234}

@@ -6,9 +6,10 @@ import sys
 import pytest
 
 from tests.conftest import ROOT, STANDIN, fixture, run_phasewrap
-from wrapper import loadsteps
-from wrapper.events import Chunk, Marker, Sample
-from wrapper.profiles import PROFILES
+from wrapper.derive import loadsteps
+from wrapper.method import steps
+from wrapper.model.events import Chunk, Marker, Sample
+from wrapper.model.profiles import PROFILES
 
 MS = 1_000_000
 S = 1_000_000_000
@@ -245,13 +246,13 @@ def test_llama_cold_model_load_step_reads_the_file_from_disk_and_warm_does_not(t
     assert (cold["cache"]["label"], warm["cache"]["label"]) == ("cold", "warm")
     # llama.cpp at its default verbosity: the model and its context load between "load the model …" and
     # "threadpool init" (common/common.cpp); the warm-up run follows
-    cold_step = loadsteps.find(cold["load_steps"], "model load")
-    warm_step = loadsteps.find(warm["load_steps"], "model load")
+    cold_step = steps.find(cold["load_steps"], "model load")
+    warm_step = steps.find(warm["load_steps"], "model load")
     assert "llama threadpool init" in cold_step["ended_by"]["text"]
     assert cold_step["resources"]["disk_read_mib"] >= 0.6 * size_mib, cold_step
     assert cold_step["kind"] == "disk", cold_step
     assert warm_step["resources"]["disk_read_mib"] <= 30, warm_step
-    assert loadsteps.find(warm["load_steps"], "warm-up") is not None
+    assert steps.find(warm["load_steps"], "warm-up") is not None
 
 
 def subprocess_run(argv):
@@ -301,7 +302,7 @@ def test_every_profile_step_regex_compiles_and_at_most_one_entry_is_ended_by_rea
 
 
 def test_compare_matches_h200_steps_by_name_and_says_which_moved():
-    from wrapper.compare import compare, render_table
+    from wrapper.method.compare import compare, render_table
 
     cold, warm = _h200("cold"), _h200("warm")
     rows = {r["name"]: r for r in compare([cold], [warm])["load_steps"]}
@@ -314,8 +315,8 @@ def test_compare_matches_h200_steps_by_name_and_says_which_moved():
 
 
 def test_report_lists_the_steps_and_the_plot_gets_their_bands():
-    from wrapper.html_report import report_html
-    from wrapper.plot.runs import views_from_records
+    from wrapper.present.html_report import report_html
+    from wrapper.present.plot.runs import views_from_records
 
     cold = _h200("cold")
     [view] = views_from_records([cold])
@@ -406,12 +407,12 @@ def test_compare_counts_a_merged_away_step_on_neither_side_and_says_where_it_wen
     cold = [run(("model load", 0.23, "disk", ["start-up"], 347.0), ("warm-up", 0.10, "cpu-single", [], 0.0))] * 2
     warm = [run(("start-up", 0.04, "cpu-single", [], 0.0), ("model load", 0.07, "cpu-single", [], 0.0),
                 ("warm-up", 0.19, "cpu-single", [], 0.0))] * 2
-    rows = {r["name"]: r for r in loadsteps.compare_steps(cold, warm)}
+    rows = {r["name"]: r for r in steps.compare_steps(cold, warm)}
     assert (rows["start-up"]["base_n"], rows["start-up"]["base_merged_into"], rows["start-up"]["cand_n"]) == \
         (0, "model load", 2)
     assert (rows["model load"]["diff_s"], rows["model load"]["base_kind"], rows["model load"]["cand_kind"]) == \
         (-0.16, "disk", "cpu-single")
-    assert loadsteps.compare_lines(loadsteps.compare_steps(cold, warm))[1:] == [
+    assert steps.compare_lines(steps.compare_steps(cold, warm))[1:] == [
         "  'model load': 0.230 s disk, read 347 MiB → 0.070 s cpu-single, read 0 MiB (-0.160 s beyond noise)",
         "  'warm-up': 0.100 s cpu-single, read 0 MiB → 0.190 s cpu-single, read 0 MiB (+0.090 s beyond noise)",
         "  'start-up': merged into 'model load' → 0.040 s cpu-single, read 0 MiB (n/a)",

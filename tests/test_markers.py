@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from wrapper import profiles
-from wrapper.events import ERR, OUT, Chunk
-from wrapper.markers import EchoFilter, PhaseTracker, TokenRule, compile_marker
-from wrapper.runner import RunConfig, prepare
+from wrapper.model import profiles
+from wrapper.model.events import ERR, OUT, Chunk
+from wrapper.derive.markers import EchoFilter, PhaseTracker, TokenRule, compile_marker
+from wrapper.sources.runner import RunConfig, prepare
 
 from .conftest import fixture
 

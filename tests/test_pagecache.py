@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from wrapper import pagecache
+from wrapper.measure import pagecache
 
 MIB = 1048576
 

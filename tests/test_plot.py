@@ -11,11 +11,11 @@ import pytest
 from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
 from wrapper.errors import UsageError
-from wrapper.events import Sample
+from wrapper.model.events import Sample
 
-plot = importlib.import_module("wrapper.plot")  # the package; wrapper.plot is the library function
-draw = importlib.import_module("wrapper.plot.draw")
-series = importlib.import_module("wrapper.plot.series")
+plot = importlib.import_module("wrapper.present.plot")  # the package; wrapper.present.plot is the library function
+draw = importlib.import_module("wrapper.present.plot.draw")
+series = importlib.import_module("wrapper.present.plot.series")
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # the figures never touch pyplot; this keeps any other import headless
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM

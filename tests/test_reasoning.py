@@ -5,8 +5,8 @@ import socket
 
 import pytest
 
-from wrapper.reasoning import Boundary, ThinkTracker, summary
-from wrapper.request import event_reasoning
+from wrapper.derive.reasoning import Boundary, ThinkTracker, summary
+from wrapper.sources.request import event_reasoning
 
 from .conftest import STANDIN, run_phasewrap
 from .test_run import SERVER
@@ -88,7 +88,7 @@ def test_standin_thinking_half_a_second(tmp_path):
     assert 0.45 <= r["think_s"] <= 0.6
     assert r["answer_chunks"] == 20 and r["thinking_chunks"] == child["tokens"] - 20
     assert not [m for m in rec["missing"] if m["field"].startswith("reasoning")]
-    from wrapper.export.summary import render
+    from wrapper.present.export.summary import render
 
     assert (f"reasoning: thought {r['think_s']:.2f} s ({r['thinking_chunks']} reads) · ttfo {r['ttfo_s']:.3f} s · "
             "20 answer reads\n") in render(rec)

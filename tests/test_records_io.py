@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from wrapper import record as record_mod
-from wrapper.events import Marker
-from wrapper.records_io import (RecordsError, cache_label, describe_key, group, is_warmup, parse_records,
+from wrapper.derive import record as record_mod
+from wrapper.model.events import Marker
+from wrapper.sources.records_io import (RecordsError, cache_label, describe_key, group, is_warmup, parse_records,
                                 parse_tag_filters, pool_key, read_records, select)
 
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 from tests.conftest import HAVE_MPL, PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
 
-report = importlib.import_module("wrapper.html_report")
+report = importlib.import_module("wrapper.present.html_report")
 
 TINY, COLD, WARM = PLOT_TINY, PLOT_COLD, PLOT_WARM
 
@@ -119,7 +119,7 @@ def test_without_matplotlib_the_report_still_has_its_tables(tmp_path, monkeypatc
 
 def test_each_run_has_its_diagnosis(tmp_path):
     """The real diagnose over the run's one record (it takes a list of records), rendered and escaped."""
-    from wrapper.diagnose import diagnose, render as render_findings
+    from wrapper.method.diagnose import diagnose, render as render_findings
 
     record = json.loads(open(TINY, encoding="utf-8").read().splitlines()[-1])["record"]
     expected = render_findings(diagnose([record]))

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from wrapper.request import LLAMA, OPENAI, StreamRequest, base_url_from
+from wrapper.sources.request import LLAMA, OPENAI, StreamRequest, base_url_from
 
 from .conftest import fixture
 from .test_sse import LLAMA_TIMINGS, OPENAI_TIMINGS, OPENAI_USAGE
@@ -355,7 +355,7 @@ def test_a_body_left_open_after_the_end_event_is_not_waited_for(server):
 
 
 def test_url_in_text_reads_what_the_server_printed():
-    from wrapper.request import url_in_text
+    from wrapper.sources.request import url_in_text
 
     assert url_in_text("srv  llama_server: listening on http://127.0.0.1:18080") == "http://127.0.0.1:18080"
     assert url_in_text("INFO: Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)") == "http://127.0.0.1:8000"

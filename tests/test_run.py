@@ -166,7 +166,7 @@ def test_concurrent_appends_leave_whole_lines(tmp):
 
 
 def test_capture_is_lossless_and_has_header(tmp):
-    from wrapper.capture import read_capture
+    from wrapper.sources.capture import read_capture
 
     proc = run_phasewrap(["run", "--quiet", "--format", "json", "--capture", str(tmp / "cap"), "--",
                           sys.executable, "-c", PASSTHROUGH_CHILD])

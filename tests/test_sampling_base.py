@@ -11,9 +11,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from wrapper.events import Sample
-from wrapper.sampling import DmonSampler, PidstatSampler, ProcSampler, UnavailableSampler, make_samplers
-from wrapper.sampling.loops import ThreadedSampler
+from wrapper.model.events import Sample
+from wrapper.measure.sampling import DmonSampler, PidstatSampler, ProcSampler, UnavailableSampler, make_samplers
+from wrapper.measure.sampling.loops import ThreadedSampler
 
 from .conftest import poll
 

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-from wrapper.aggregate import aggregate
-from wrapper.sampling import NvmlSampler, ProcSampler, busy_gpu_processes, make_samplers
+from wrapper.derive.aggregate import aggregate
+from wrapper.measure.sampling import NvmlSampler, ProcSampler, busy_gpu_processes, make_samplers
 
 H200 = Path(__file__).parent / "fixtures" / "h200"
 BUSY = json.loads((H200 / "nvml-busy.json").read_text())  # while another process held 4 GB
@@ -237,7 +237,7 @@ def test_stop_reads_the_energy_when_no_boundary_just_did(family):
         captured("energy_mj") + 1000.0, captured("energy_mj") + 2000.0]
 
 
-def test_driver_errors_become_none_and_are_logged_once(family, caplog):
+def test_driver_errors_become_none_and_are_logged_once(family, caplog, monkeypatch):
     child, _ = family
     fake = FakePynvml(fail={
         "nvmlDeviceGetTemperature": FakePynvml.NVML_ERROR_NOT_SUPPORTED,   # permanent: asked once
@@ -245,7 +245,8 @@ def test_driver_errors_become_none_and_are_logged_once(family, caplog):
         "nvmlDeviceGetTotalEnergyConsumption": FakePynvml.NVML_ERROR_NOT_SUPPORTED,
     })
     sampler = NvmlSampler(0.01, nvml_module=fake)
-    with caplog.at_level(logging.WARNING, logger="wrapper.sampling"):
+    monkeypatch.setattr(logging.getLogger("phasewrap"), "propagate", True)  # an in-process CLI run turns it off
+    with caplog.at_level(logging.WARNING, logger="phasewrap.sampling"):
         sampler.start(child.pid)
         wait_for(lambda: len(sampler.samples()) >= 5)
         sampler.notify("ready")
@@ -286,7 +287,7 @@ def test_missing_driver_is_a_reason_not_a_crash():
 
 
 def test_without_a_driver_pynvml_is_not_even_imported(tmp_path, monkeypatch):
-    from wrapper.sampling import nvml
+    from wrapper.measure.sampling import nvml
     monkeypatch.setattr(nvml, "_DEVICE_NODES", (str(tmp_path / "nvidiactl"),))
     monkeypatch.setattr(nvml, "_DEFAULT_LIB_DIRS", (str(tmp_path / "lib"),))
     cache = tmp_path / "ld.so.cache"

@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from wrapper.sampling import parse_dmon, parse_pidstat, parse_query_gpu
-from wrapper.sampling.anchor import local_to_epoch_ns, seconds_to_ns, wall_to_mono_ns
-from wrapper.sampling.dmon import DmonParser
-from wrapper.sampling.pidstat import PidstatParser
+from wrapper.measure.sampling import parse_dmon, parse_pidstat, parse_query_gpu
+from wrapper.measure.sampling.anchor import local_to_epoch_ns, seconds_to_ns, wall_to_mono_ns
+from wrapper.measure.sampling.dmon import DmonParser
+from wrapper.measure.sampling.pidstat import PidstatParser
 
 H200 = Path(__file__).parent / "fixtures" / "h200"
 S = 1_000_000_000

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from wrapper.sampling import PidstatSampler
+from wrapper.measure.sampling import PidstatSampler
 
 pytestmark = pytest.mark.skipif(shutil.which("pidstat") is None, reason="pidstat not installed (apt-get install sysstat)")
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from wrapper.aggregate import aggregate
-from wrapper.sampling import ProcSampler
+from wrapper.derive.aggregate import aggregate
+from wrapper.measure.sampling import ProcSampler
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 

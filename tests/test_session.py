@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from wrapper.env import args_sha256
+from wrapper.measure.env import args_sha256
 
 from .conftest import STANDIN, read_jsonl, run_phasewrap
 

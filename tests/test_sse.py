@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from wrapper.request import LLAMA, OPENAI, StreamTally
-from wrapper.sse import Event, SSEParser
+from wrapper.sources.request import LLAMA, OPENAI, StreamTally
+from wrapper.sources.sse import Event, SSEParser
 
 from .conftest import fixture
 

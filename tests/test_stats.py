@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from wrapper import stats
+from wrapper.method import stats
 
 
 def test_summarize_drops_none_and_counts_measured():

@@ -1,8 +1,8 @@
 """The one number grammar (units.py) and the line feeder's robustness: locales, ANSI codes, odd values, \\r."""
 import pytest
 
-from wrapper import frameworks
-from wrapper.frameworks import units, warn_rules
+from wrapper.derive import frameworks
+from wrapper.derive.frameworks import units, warn_rules
 
 
 @pytest.mark.parametrize("text, value", [

@@ -4,15 +4,15 @@
     records = phasewrap.run(["llama-completion", "-m", "model.gguf", "-p", "Hello", "-n", "64", "-no-cnv"])
 
 The names in ``__all__`` are loaded on first use (``__getattr__``), so ``import wrapper`` costs next to nothing.
-``wrapper.analyze``, ``compare``, ``diagnose``, ``plot`` and ``report`` are the library functions, although
-modules of those names exist too: reach a module's contents with ``from wrapper.plot import timeline``.
+The package's folders are its layers, data flowing from each to the next: ``model`` (events, the record's
+phase and metric tables, profiles) → ``measure`` (launch, samplers, requests, the machine) → ``derive`` (markers,
+phases, load steps, the record, framework parsers) → ``sources`` (a live run, replays, the one input reader) →
+``method`` (statistics, compare, diagnose, fleet) → ``present`` (text, exporters, plots, the HTML report).
 """
-import sys
-import types
-
 __version__ = "0.1.0"
 
-__all__ = ["run", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
+__all__ = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "plot", "report",
+           "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy", "__version__"]
 
 _FROM = {"UsageError": "errors", "StartError": "errors", "GpuBusy": "errors"}
@@ -31,14 +31,3 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(set(globals()) | set(__all__))
 
-
-class _Package(types.ModuleType):
-    """Importing a submodule sets it as an attribute of its package; for the API's names, the function stays."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if name in __all__ and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -53,7 +53,7 @@ def _marks(marks) -> list:
 
 def _sweeps(sweep) -> list:
     """``{"ctx": [512, 4096]}``, ``[("ctx", [...])]`` or ``["ctx=512,4096"]`` → [(name, [text values])]."""
-    from .session import parse_sweep
+    from .method.session import parse_sweep
 
     if not sweep:
         return []
@@ -85,8 +85,8 @@ def _check_seconds(name: str, value, allow_none: bool = True) -> None:
 
 
 def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
-    from .export import csvlog
-    from .export.writer import OutputPathError, check_writable, show_path
+    from .present.export import csvlog
+    from .core.writer import OutputPathError, check_writable, show_path
 
     for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
         if path:
@@ -111,9 +111,9 @@ def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
 def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> bool:
     """Append the record to the JSONL and CSV files, each on its own; a failure is logged as an error.
     Returns False when an output could not be written."""
-    from .export import csvlog
-    from .export import jsonl as jsonl_format
-    from .export.writer import OutputError, append_locked, show_path
+    from .present.export import csvlog
+    from .present.export import jsonl as jsonl_format
+    from .core.writer import OutputError, append_locked, show_path
 
     ok = True
     if jsonl:
@@ -146,7 +146,7 @@ def _fleet_outputs(session, jsonl: Optional[str], csv: Optional[str], capture_di
     or None when it differs per run) with the ``{host}``,
     ``{shard}``, ``{sweep_id}``, ``{run_id}`` placeholders filled in; a ``{run_id}`` capture directory is
     made per run through ``session.capture_dir_for``."""
-    from .fleet import capture_check_dir, expand, placeholders_in
+    from .method.fleet import capture_check_dir, expand, placeholders_in
 
     info = session.fleet
 
@@ -171,11 +171,11 @@ def _exporters(prom_textfile: Optional[str], mlflow: Optional[str], session) -> 
     """One callable per exporter asked for, each taking a finished record; checked before anything runs."""
     out = []
     if prom_textfile is not None:
-        from .export import prometheus
+        from .present.export import prometheus
 
         out.append(prometheus.Exporter(prom_textfile, session.fleet))
     if mlflow is not None:
-        from .export import mlflow as mlflow_export
+        from .present.export import mlflow as mlflow_export
 
         def capture_for(run_id: str) -> Optional[str]:
             directory = session.capture_dir_for(run_id) if session.capture_dir_for else session.base.capture_dir
@@ -188,7 +188,7 @@ def _exporters(prom_textfile: Optional[str], mlflow: Optional[str], session) -> 
 def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
     if gpu == "off":
         return
-    from .sampling import busy_gpu_processes
+    from .measure.sampling import busy_gpu_processes
 
     busy = busy_gpu_processes()
     if not busy:
@@ -200,8 +200,8 @@ def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
 
 
 def _plot_after_run(records: list, capture_dir: Optional[str], path: str) -> None:
-    from .export.writer import show_path
-    from .plot import PlotUnavailable, load_runs, timeline, views_from_records
+    from .core.writer import show_path
+    from .present.plot import PlotUnavailable, load_runs, timeline, views_from_records
 
     inputs = [os.path.join(capture_dir, r["run_id"] + ".capture.jsonl") for r in records] if capture_dir else []
     try:
@@ -246,8 +246,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
     ``StartError`` when the command can't be started.
     """
-    from .pipeline import RunConfig
-    from .session import SessionConfig, check, run_session
+    from .derive.pipeline import RunConfig
+    from .method.session import SessionConfig, check, run_session
 
     command = list(command[1:] if list(command[:1]) == ["--"] else command)
     for name, value in (("runs", runs), ("warmup", warmup)):
@@ -268,7 +268,7 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         prepared = check(session)
     except ValueError as exc:
         raise UsageError(f"phasewrap run: {exc}") from None
-    from . import fleet as _fleet
+    from .method import fleet as _fleet
 
     session.items, session.fleet = _fleet.setup(shard, shards, sweep_id, len(prepared), runs)
     jsonl_for, csv_for, capture_check, capture_dir = _fleet_outputs(session, jsonl, csv, capture_dir)
@@ -288,9 +288,9 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         if on_record is not None:
             on_record(record)
 
-    from .sampling import make_samplers
+    from .measure.sampling import make_samplers
 
-    from .signals import SignalGuard
+    from .measure.signals import SignalGuard
 
     with SignalGuard() as signals:
         records, status = run_session(session, prepared, on_record=finished,
@@ -320,9 +320,9 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
 
     The marker options re-apply other markers to a capture. Raises ``UsageError`` naming a bad input.
     """
-    from .analyze import SideFiles
-    from .analyze import analyze as analyze_files
-    from .pipeline import RunConfig
+    from .sources.analyze import SideFiles
+    from .sources.analyze import analyze as analyze_files
+    from .derive.pipeline import RunConfig
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -342,7 +342,7 @@ def read_records(path: Union[str, os.PathLike]) -> list:
     """The run records of a records file (JSONL, a JSON array, pretty-printed objects). Each line that is
     not a record is skipped with one warning naming the file, the line and why; a file with no record at all
     raises ``UsageError``."""
-    from .records_io import load_records
+    from .sources.records_io import load_records
 
     return load_records(os.fspath(path))
 
@@ -365,8 +365,8 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
     """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
     the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
     ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
-    from .compare import compare as compare_records
-    from .records_io import select
+    from .method.compare import compare as compare_records
+    from .sources.records_io import select
 
     if cand is None:
         if not (base_tags and cand_tags):
@@ -385,7 +385,7 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
             raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
     result = compare_records(base_records, cand_records)
     if plot:
-        from .plot import PlotUnavailable, compare_bars
+        from .present.plot import PlotUnavailable, compare_bars
         try:
             compare_bars(base_records, cand_records, plot)
         except (PlotUnavailable, ValueError) as exc:
@@ -396,7 +396,7 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
 def diagnose(records: PathOrRecords) -> list:
     """The findings (``diagnose.Finding``: bottleneck, evidence, next step) for a set of runs, as
     ``phasewrap diagnose`` prints them. ``records``: records or records files."""
-    from .diagnose import diagnose as _diagnose
+    from .method.diagnose import diagnose as _diagnose
 
     return _diagnose(_records_of(records))
 
@@ -406,7 +406,7 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
     """Draw a timeline of the runs in ``inputs`` (captures, capture directories, records files) into
     ``output`` (.png, .svg or .html); with ``compare=True``, ``inputs`` are BASE and CAND records and the
     picture is per-phase bars. Returns the output path. Needs the plot extra (matplotlib)."""
-    from .plot import compare_bars, load_runs, timeline
+    from .present.plot import compare_bars, load_runs, timeline
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
@@ -424,15 +424,16 @@ def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.Path
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
     tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top. Returns the
     output path."""
-    from .html_report import write_report
+    from .present.html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     inputs = [os.fspath(i) for i in inputs]
     sections = ()
     if by == "host":
-        from .byhost import render_html, table
-        from .plot import load_runs
+        from .method.byhost import table
+        from .present.byhost import render_html
+        from .present.plot import load_runs
 
         sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
     return write_report(inputs, os.fspath(output), sections=sections)
@@ -441,9 +442,9 @@ def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.Path
 def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) -> list:
     """The recorded runs of ``run(command, sweep=sweep, runs=runs)``, numbered, with the shard of ``shards``
     that runs each: ``[{"index", "shard", "shards", "repeat", "tags", "command"}]``. Nothing runs."""
-    from .fleet import plan as plan_items
-    from .fleet import shard_of
-    from .session import variants
+    from .method.fleet import plan as plan_items
+    from .method.fleet import shard_of
+    from .method.session import variants
 
     command = list(command[1:] if list(command[:1]) == ["--"] else command)
     try:
@@ -461,8 +462,9 @@ def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) 
 def merge(inputs: Sequence, output: Optional[str] = None):
     """Merge record files and directories (see ``wrapper.merge``); writes ``output`` (``-`` stdout) atomically
     when given. Returns (``Merged``, number of files read). Raises ``UsageError`` when no record was found."""
-    from .export.writer import write_file
-    from .merge import collect, merge as merge_records, serialize
+    from .core.writer import write_file
+    from .method.merge import collect, merge as merge_records
+    from .present.export.jsonl import lines as serialize_lines
 
     read, problems = collect([os.fspath(p) for p in inputs])
     for line in problems:
@@ -472,7 +474,7 @@ def merge(inputs: Sequence, output: Optional[str] = None):
         raise UsageError("phasewrap merge: no run records found in " + ", ".join(map(os.fspath, inputs)) +
                          "; point to the files written by `phasewrap run --jsonl`")
     if output is not None:
-        write_file(os.fspath(output), serialize(merged), "-o")
+        write_file(os.fspath(output), serialize_lines(merged.records), "-o")
     return merged, len(read)
 
 
@@ -480,13 +482,13 @@ def by_host(records: PathOrRecords, *, plot: Optional[str] = None) -> dict:
     """The runs side by side per host (``byhost.table``: per-phase medians, the difference to the other hosts,
     outliers), as ``compare --by host`` shows it. ``records``: records, records files, or a merged file.
     ``plot``: also draw per-phase bars per host (.png, .svg or .html)."""
-    from .byhost import table
+    from .method.byhost import table
 
     records = _records_of(records)
     if plot:
-        from .byhost import bars_bytes
-        from .export.writer import write_file
-        from .plot import format_of
+        from .present.byhost import bars_bytes
+        from .core.writer import write_file
+        from .present.plot import format_of
 
         write_file(os.fspath(plot), bars_bytes(records, format_of(os.fspath(plot))), "--plot")
     return table(records)
@@ -494,7 +496,7 @@ def by_host(records: PathOrRecords, *, plot: Optional[str] = None) -> dict:
 
 def diagnose_by_host(records: PathOrRecords) -> dict:
     """``{host: findings}``: ``diagnose`` on each host's runs on its own, hosts in first-seen order."""
-    from .byhost import group
-    from .diagnose import diagnose as _diagnose
+    from .method.byhost import group
+    from .method.diagnose import diagnose as _diagnose
 
     return {host: _diagnose(runs) for host, runs in group(_records_of(records)).items()}

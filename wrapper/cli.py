@@ -9,11 +9,12 @@ import signal
 import sys
 from typing import Optional, Sequence
 
-from . import __version__, api, profiles, validate
+from . import __version__, api, validate
+from .model import profiles
 from .errors import GpuBusy, StartError, UsageError
-from .export import csvlog, jsonl, summary
-from .export.writer import show_path
-from .markers import ANY
+from .present.export import csvlog, jsonl, summary
+from .core.writer import show_path
+from .derive.markers import ANY
 
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
@@ -352,7 +353,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.format == "table" and not single:
             _err(summary.one_line(record))
 
-    from .signals import SignalGuard
+    from .measure.signals import SignalGuard
 
     with SignalGuard() as guard:  # to the end of the summary: a signal stops the session, never kills us
         status = _run_and_summarize(args, single, sweep_names, on_record)
@@ -393,7 +394,7 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .fleet import render_plan
+    from .method.fleet import render_plan
 
     rows = api.plan(_command(args), sweep=list(args.sweep), runs=args.runs, shards=args.shards or 1)
     _out(jsonl.pretty(rows) if args.format == "json" else render_plan(rows, args.warmup))
@@ -401,7 +402,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from .merge import summary
+    from .method.merge import summary
 
     merged, files = api.merge(args.inputs, args.output)
     _err(summary(merged, files))
@@ -424,8 +425,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from .env import fingerprint
-    from .pagecache import model_files
+    from .measure.env import fingerprint
+    from .measure.pagecache import model_files
 
     command = _command(args)
     profile = profiles.resolve("auto", command)[0] if command else None
@@ -435,11 +436,11 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import render_table
-    from .records_io import parse_tag_filters
+    from .method.compare import render_table
+    from .sources.records_io import parse_tag_filters
 
     if args.by == "host":
-        from .byhost import render
+        from .present.byhost import render
 
         result = api.by_host([args.base] + ([args.cand] if args.cand else []), plot=args.plot)
         _out(jsonl.pretty(result) if args.format == "json" else render(result))
@@ -454,7 +455,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     if args.by == "host":
-        from .byhost import render
+        from .present.byhost import render
 
         per_host = api.diagnose_by_host(args.files)
         if args.format == "json":
@@ -484,7 +485,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def render_findings(findings: list) -> str:
-    from .diagnose import render
+    from .method.diagnose import render
 
     return render(findings)
 

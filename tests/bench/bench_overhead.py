@@ -195,7 +195,7 @@ for t in threads:
 def proc_tick_cpu_us() -> float:
     """The /proc sampler's mean CPU per tick (µs, its own thread's CPU time) beside a child with 8 threads."""
     sys.path.insert(0, ROOT)
-    from wrapper.sampling import ProcSampler
+    from wrapper.measure.sampling import ProcSampler
 
     sampler = ProcSampler(0.1)
     child = subprocess.Popen([sys.executable, "-c", THREADS_CHILD])

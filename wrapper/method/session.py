@@ -1,0 +1,151 @@
+"""The measurement protocol around single runs: sweeps × repeats, warm-ups, cold/warm, fingerprint.
+
+``run_session`` expands ``-L NAME=v1,v2`` sweeps, runs each variant ``warmup + runs`` times, labels every run's
+page-cache state (evicting the model files first with ``--cold``), attaches the environment fingerprint and
+hands each finished record to ``on_record`` at once, so an interrupt never loses a completed run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from ..measure import env as _env
+from . import fleet as _fleet
+from ..measure import pagecache
+from ..sources.runner import RunConfig, execute, new_run_id, prepare
+from ..measure.signals import SignalGuard
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class SessionConfig:
+    base: RunConfig
+    runs: int = 1
+    warmup: int = 0
+    cold: bool = False
+    drop_caches: bool = False
+    model_files: list = field(default_factory=list)
+    sweeps: list = field(default_factory=list)  # [(name, [values])]
+    fingerprint: bool = True
+    fleet: Optional[dict] = None  # the ``fleet`` key (wrapper.fleet.describe); each record adds its plan_index
+    items: Optional[list] = None  # the plan items to run (a shard, wrapper.fleet.select); None: the whole plan
+    capture_dir_for: Optional[Callable[[str], str]] = None  # run_id → capture directory ({run_id} placeholders)
+
+
+def parse_sweep(text: str) -> tuple[str, list[str]]:
+    """``NAME=v1,v2,...`` → (NAME, [v1, v2, ...]); ValueError names -L and the fix."""
+    name, sep, values = text.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not values:
+        raise ValueError(f"-L: expected NAME=v1,v2,... with NAME a word, got {text!r}")
+    return name, values.split(",")
+
+
+def variants(command: Sequence[str], sweeps: Sequence[tuple[str, list]]) -> list[tuple[dict, list]]:
+    """Every combination of sweep values: (tags, command with ``{NAME}`` substituted)."""
+    names = [n for n, _ in sweeps]
+    used = {m for arg in command for m in _PLACEHOLDER.findall(arg)}
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"-L {name}: given more than once; give all its values in one -L {name}=v1,v2,...")
+        if name not in used:
+            raise ValueError(f"-L {name}: the command has no {{{name}}} to substitute; write it where the value goes")
+    out = []
+    for combo in itertools.product(*(values for _, values in sweeps)):
+        tags = dict(zip(names, combo))
+        out.append((tags, [_PLACEHOLDER.sub(lambda m: tags.get(m.group(1), m.group(0)), a) for a in command]))
+    return out
+
+
+def _prompt_of(prep) -> Optional[str]:
+    return prep.tokens.prompts[0] if prep.tokens.prompts else prep.config.request
+
+
+def check(cfg: SessionConfig) -> list:
+    """Prepare every variant up front so a bad regex or sweep fails before anything runs."""
+    if cfg.runs < 1 or cfg.warmup < 0:
+        raise ValueError("-n/--runs must be >= 1 and --warmup >= 0")
+    if cfg.drop_caches and not cfg.cold:
+        raise ValueError("--drop-caches: use it together with --cold")
+    prepared = []
+    for tags, command in variants(cfg.base.command, cfg.sweeps):
+        run_cfg = dataclasses.replace(cfg.base, command=command, tags={**cfg.base.tags, **tags})
+        prepared.append(prepare(run_cfg))
+    if cfg.cold:
+        for prep in prepared:
+            if not pagecache.model_files(prep.config.command, cfg.model_files):
+                raise ValueError("--cold: no model file found on the command line (-m/--model, a file >= 1 MB, "
+                                 "a directory of *.gguf/*.safetensors); name it with --model-file PATH")
+    return prepared
+
+
+def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
+                on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
+                signals: Optional[SignalGuard] = None) -> tuple[list, int]:
+    """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run, and
+    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then).
+
+    ``signals``: a ``SignalGuard`` already installed by the caller (so it covers what the caller does after
+    the runs too); without one the session installs its own.
+    """
+    if signals is None:
+        with SignalGuard() as own:
+            return run_session(cfg, prepared, make_samplers=make_samplers, on_record=on_record,
+                               on_progress=on_progress, signals=own)
+    records: list = []
+    status = 0
+    wanted: dict = {}
+    for item in cfg.items if cfg.items is not None else _fleet.plan(len(prepared), cfg.runs):
+        wanted.setdefault(item.variant, []).append(item)
+    total = sum(cfg.warmup + len(items) for items in wanted.values())
+    done = 0
+    for variant, prep in enumerate(prepared):
+        if variant not in wanted:
+            continue
+        files = pagecache.model_files(prep.config.command, cfg.model_files)
+        fingerprint = None
+        if cfg.fingerprint:
+            fingerprint = _env.fingerprint(prep.config.command, files, prep.profile.version_args,
+                                           prompt=_prompt_of(prep))
+        for i, item in enumerate([None] * cfg.warmup + wanted[variant]):
+            warmup = item is None
+            if cfg.cold and files:
+                if cfg.drop_caches:
+                    pagecache.drop_caches()
+                else:
+                    pagecache.evict(files)
+            cache = pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+            signals.take()
+            if signals.received is not None:  # between runs: stop here, keep what is recorded
+                return records, 128 + signals.received
+            done += 1
+            if total > 1:
+                tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
+                on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
+                            f"{' ' + tags if tags else ''}")
+            extra = {"cache": cache, "warmup": warmup,
+                     "repeat": {"index": i if warmup else item.repeat, "of": cfg.runs}}
+            if fingerprint is not None:
+                extra["env"] = fingerprint
+            if cfg.fleet is not None:
+                extra["fleet"] = {**cfg.fleet, "plan_index": None if warmup else item.index}
+            run_id = new_run_id()
+            if cfg.capture_dir_for is not None:
+                prep = dataclasses.replace(prep, config=dataclasses.replace(
+                    prep.config, capture_dir=cfg.capture_dir_for(run_id)))
+            record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id,
+                                     signals=signals)
+            records.append(record)
+            on_record(record)
+            status = result.exit_status
+            if status == 0 and record["status"] == "failed":  # e.g. a --request that got no answer
+                status = 1
+            if record["status"] == "interrupted":
+                return records, status
+    signals.take()
+    if signals.received is not None:  # came after the last run: still a request to stop
+        return records, 128 + signals.received
+    return records, status

@@ -1,0 +1,465 @@
+"""Post-hoc analysis: recorded output → the same chunks → the same tracker, parsers and record as a live run.
+
+Inputs, recognised from their first line:
+  * a phasewrap capture (``--capture``; a file or a directory of ``*.capture.jsonl``): replayed exactly;
+  * an asciinema v2 recording (``.cast``): output events with times; stdout and stderr merged;
+  * an events file (first line ``{"wall_start": …, "cmd": […]}``, then ``[t_s, "out"|"err", text]``);
+  * a log whose lines carry times (``ts``, ISO 8601, llama.cpp ``--log-timestamps``, journald with a year …):
+    each line becomes a chunk at its printed time; streams merged;
+  * a plain log without times: only the framework's own figures, one record per run/request it printed,
+    with phases taken from them (``phases_source: "reported"``).
+Side files (``nvidia-smi dmon``, ``--query-gpu`` CSV, ``pidstat``) are placed on the same clock through the
+input's wall-clock anchor and aggregated per phase under ``resources``, as in a live run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from ..derive import frameworks
+from ..errors import UsageError
+from .capture import SUFFIX, Capture, CaptureError, read_capture
+from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
+from ..derive.markers import ANY, MarkerSpec
+from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
+                       tracker_for, watcher_for)
+from ..derive.record import RunFacts, build
+from ..derive.line_feeder import LineFeeder
+from ..model.profiles import PROFILES
+
+SNIFF_BYTES = 64 << 10
+SNIFF_LINES = 200
+_SECONDS = re.compile(r"(\d+\.\d{3,9}) ")
+RUN_FACT_KEYS = ("cache", "env", "warmup", "repeat", "tags", "note", "fleet")
+TIMED_SHARE = 0.5  # a log is "timed" when at least this share of its first lines carry a time
+
+
+class AnalyzeError(UsageError):
+    """An input that can't be analyzed; the message names the file (and line) and the fix."""
+
+
+@dataclass
+class Observed:
+    """What a recording tells, whatever its format. Times are ns on one clock (monotonic, or synthetic)."""
+
+    source: str
+    kind: str
+    chunks: list
+    t0_ns: int
+    wall_anchor: Optional[tuple]  # (wall_ns, mono_ns) read together, to place side files
+    command: list
+    end_ns: Optional[int] = None
+    exit: Optional[dict] = None
+    samples: list = field(default_factory=list)
+    merged: bool = False
+    request: Optional[dict] = None
+    header: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)  # RunWarning
+    sampler_infos: list = field(default_factory=list)
+    run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
+    raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
+    parsed: Optional[list] = None  # the framework's reports from raw_lines, once parsed
+
+
+# -- readers -------------------------------------------------------------------------------------------------
+
+def _from_capture(cap: Capture) -> Observed:
+    h = cap.header
+    t0 = h["t0_monotonic_ns"]
+    obs = Observed(source=cap.path, kind="capture", chunks=cap.chunks, t0_ns=t0,
+                   wall_anchor=(round(h["wall_t0_s"] * 1e9), t0), command=list(h.get("command") or []),
+                   samples=cap.samples, header=h, request=cap.extra.get("request"))
+    obs.sampler_infos = (cap.extra.get("samplers") or {}).get("infos") or []
+    obs.run_facts = {k: v for k, v in (cap.record or {}).items() if k in RUN_FACT_KEYS}
+    if cap.exit is not None:
+        obs.exit = cap.exit
+        obs.end_ns = t0 + int(cap.exit["t_ns"])
+    else:
+        obs.warnings.append(RunWarning("capture_cut_off", "the capture ends without an exit line (the wrapper or "
+                                       "the machine stopped): total and exit status are unknown"))
+    if cap.skipped_lines:
+        obs.warnings.append(RunWarning("capture_lines_skipped", f"{len(cap.skipped_lines)} unreadable capture "
+                                       f"line(s) skipped (first: line {cap.skipped_lines[0]})"))
+    return obs
+
+
+def _from_events(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
+    """The ``[t_s, stream, text]`` events format (one JSON array per chunk, seconds since launch)."""
+    chunks, end_ns, exit_info = [], None, None
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise AnalyzeError(f"{path}:{number}: not JSON; expected a [t_s, \"out\"|\"err\", text] event") from None
+        if isinstance(obj, list) and len(obj) == 3:
+            chunks.append(Chunk(round(obj[0] * 1e9), obj[1], obj[2].encode("utf-8", "surrogateescape")))
+        elif isinstance(obj, dict) and "t_end" in obj:
+            end_ns, exit_info = round(obj["t_end"] * 1e9), {"exit_code": obj.get("rc"), "status": None}
+    wall = header.get("wall_start")
+    return Observed(source=path, kind="events", chunks=chunks, t0_ns=0,
+                    wall_anchor=None if wall is None else (round(wall * 1e9), 0), command=list(header.get("cmd") or []),
+                    end_ns=end_ns, exit=exit_info, header=header)
+
+
+def _split_command(command: str) -> list:
+    """The cast header's command line as the shell split it: a quoted ``-p '…'`` prompt stays one argument, so
+    its echo is recognised; unbalanced quotes fall back to splitting at spaces."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
+    """asciinema v2: ``[t_s, "o", data]`` output events; input and marker events are ignored."""
+    chunks = []
+    last = 0
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            t_s, code, data = json.loads(line)
+        except (ValueError, TypeError):
+            raise AnalyzeError(f"{path}:{number}: not an asciinema v2 event ([time, code, data])") from None
+        last = round(float(t_s) * 1e9)
+        if code == "o":
+            chunks.append(Chunk(last, OUT, data.encode("utf-8", "surrogateescape")))
+    wall = header.get("timestamp")
+    command = header.get("command")
+    return Observed(source=path, kind="asciinema", chunks=chunks, t0_ns=0,
+                    wall_anchor=None if wall is None else (round(float(wall) * 1e9), 0),
+                    command=_split_command(command) if isinstance(command, str) else [], end_ns=last, merged=True,
+                    header=header, warnings=[RunWarning("streams_merged", "asciinema merges stdout and stderr: markers watch both")])
+
+
+class _TimedLines:
+    """Chunks of a timed log, made lazily: one per run of lines with the same printed time.
+
+    ``analyze`` stops pulling chunks once the tracker is settled; ``rest()`` then gives how many lines were
+    left and the time of the last timed line, so a long log costs prefix parsing only up to its markers.
+    """
+
+    def __init__(self, lines: list, stamp: Callable[[int], tuple[str, Optional[int]]]) -> None:
+        self._lines = lines
+        self._stamp = stamp  # line index -> (text without its prefix, ns since the log's origin or None)
+        self._next = 0
+
+    def __iter__(self):
+        current_t, pending = None, []
+        for index in range(len(self._lines)):
+            rest, t_ns = self._stamp(index)
+            if t_ns is not None:
+                if current_t is not None and t_ns != current_t and pending:
+                    self._next = index
+                    yield Chunk(current_t, OUT, "".join(pending).encode("utf-8", "surrogateescape"))
+                    pending = []
+                current_t = t_ns if current_t is None else max(current_t, t_ns)
+            pending.append(rest + "\n")
+        self._next = len(self._lines)
+        if pending:
+            yield Chunk(current_t or 0, OUT, "".join(pending).encode("utf-8", "surrogateescape"))
+
+    def rest(self) -> tuple[int, Optional[int]]:
+        """(lines not yet made into chunks, time of the last timed line) — for a settled tracker."""
+        left = len(self._lines) - self._next
+        for index in range(len(self._lines) - 1, self._next - 1, -1):
+            t_ns = self._stamp(index)[1]
+            if t_ns is not None:
+                return left, t_ns
+        return left, None
+
+
+def _prefix_stamps(lines: list, kind: str, origin_s: float) -> Callable[[int], tuple[str, Optional[int]]]:
+    def stamp(index: int) -> tuple[str, Optional[int]]:
+        rest, when = frameworks.strip_prefix(lines[index])
+        if when is None or when.kind != kind:
+            return rest, None
+        return rest, round((when.t_s - origin_s) * 1e9)
+    return stamp
+
+
+def _seconds_stamps(lines: list) -> Optional[Callable[[int], tuple[str, Optional[int]]]]:
+    """``ts '%.S'`` (seconds within the minute) and ``ts -s '%.s'`` (seconds since start) stamp lines with a bare
+    ``SS.ffffff``; times are unrolled across minute wraps (a drop of more than 30 s adds a minute)."""
+    head = [line for line in lines[:SNIFF_LINES] if line.strip()]
+    if not head or sum(1 for line in head if _SECONDS.match(line)) / len(head) < TIMED_SHARE:
+        return None
+    stamps: list = []
+    minutes, last, first = 0, None, None
+    for line in lines:
+        m = _SECONDS.match(line)
+        if m is None:
+            stamps.append((line, None))
+            continue
+        value = float(m.group(1))
+        if last is not None and value < last - 30:
+            minutes += 1
+        last = value
+        t = value + 60 * minutes
+        first = t if first is None else first
+        stamps.append((line[m.end():], round((t - first) * 1e9)))
+    return stamps.__getitem__
+
+
+def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
+    """A log whose lines carry times, judged on its first lines; None when too few carry one."""
+    head = [frameworks.strip_prefix(line) for line in lines[:SNIFF_LINES]]
+    nonempty = sum(1 for rest, _ in head if rest.strip()) or 1
+    times = [when for _, when in head if when is not None]
+    if len(times) / nonempty >= TIMED_SHARE:
+        kinds = {when.kind for when in times}
+        if len(kinds) > 1:
+            kinds = {k for k in kinds if k != "relative"} or kinds
+        kind = sorted(kinds)[0]
+        origin_s = 0.0 if kind == "relative" else min(w.t_s for w in times if w.kind == kind)
+        timed = _TimedLines(lines, _prefix_stamps(lines, kind, origin_s))
+        anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
+    else:
+        seconds = _seconds_stamps(lines)
+        if seconds is None:
+            return None
+        kind, timed, anchor = "seconds", _TimedLines(lines, seconds), None
+    obs = Observed(source=path, kind=f"log ({kind} times)", chunks=timed, t0_ns=0, wall_anchor=anchor, command=[],
+                   merged=True, raw_lines=lines)
+    obs.warnings.append(RunWarning("no_launch_instant", "a log has no launch instant: times count from "
+                                   + ("the program's start as its timestamps do" if kind == "relative"
+                                      else "its first line")
+                                   + "; stdout and stderr are merged, so every line after the first token counts "
+                                   "as output"))
+    return obs
+
+
+def _read_text_lines(path: str) -> list:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    if b"\x00" in data[:SNIFF_BYTES]:
+        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
+                           "phasewrap captures")
+    text = data.decode("utf-8", "surrogateescape")
+    return text.splitlines()
+
+
+def observe(path: str) -> tuple[Optional[Observed], list]:
+    """Read one input: (observed chunks or None for an untimed log, its lines for the framework parser)."""
+    if path.endswith(SUFFIX):
+        try:
+            return _from_capture(read_capture(path)), []
+        except CaptureError as exc:
+            raise AnalyzeError(str(exc)) from None
+        except OSError as exc:
+            raise AnalyzeError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = _read_text_lines(path)
+    if not lines:
+        raise AnalyzeError(f"{path}: empty file; nothing to analyze")
+    first = lines[0].strip()
+    if first.startswith("{"):
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if isinstance(header, dict):
+            if header.get("type") == "header":
+                try:
+                    return _from_capture(read_capture(path)), []
+                except CaptureError as exc:
+                    raise AnalyzeError(str(exc)) from None
+            if header.get("version") == 2:
+                return _from_cast(path, enumerate(lines[1:], 2), header), []
+            if "wall_start" in header or "cmd" in header:
+                return _from_events(path, enumerate(lines[1:], 2), header), []
+    return _from_timed_log(path, lines), lines
+
+
+def expand_inputs(paths: Iterable[str]) -> list:
+    """Files as given; a directory stands for its captures (sorted)."""
+    out = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(SUFFIX))
+            if not found:
+                raise AnalyzeError(f"{path}: no *{SUFFIX} files in this directory; give a capture directory or files")
+            out += found
+        elif not os.path.exists(path):
+            raise AnalyzeError(f"{path}: no such file")
+        else:
+            out.append(path)
+    return out
+
+
+# -- side files ----------------------------------------------------------------------------------------------
+
+@dataclass
+class SideFiles:
+    dmon: Optional[str] = None
+    query_gpu: Optional[str] = None
+    pidstat: Optional[str] = None
+    utc_offset_s: Optional[int] = None
+
+
+def side_samples(side: SideFiles, anchor: Optional[tuple], source: str) -> tuple[list, list, list]:
+    """(samples, sampler infos, warnings) from the side files, placed via the input's wall-clock anchor."""
+    from ..measure.sampling import parse_dmon, parse_pidstat, parse_query_gpu
+
+    given = [(name, path) for name, path in (("dmon", side.dmon), ("query-gpu", side.query_gpu),
+                                             ("pidstat", side.pidstat)) if path]
+    if not given:
+        return [], [], []
+    if anchor is None:
+        return [], [], [RunWarning("side_files_unaligned",
+                                   f"side files ignored: {source} carries no wall-clock time to align them with")]
+    samples, infos = [], []
+    for name, path in given:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError as exc:
+            raise AnalyzeError(f"--{name} {path}: cannot read ({exc.strerror})") from None
+        if name == "dmon":
+            got = parse_dmon(lines, anchor, utc_offset_s=side.utc_offset_s)
+            resolution = 1.0
+        elif name == "query-gpu":
+            got = parse_query_gpu(lines, anchor, utc_offset_s=side.utc_offset_s)
+            times = sorted({s.t_ns for s in got})
+            steps = [b - a for a, b in zip(times, times[1:]) if b > a]
+            resolution = (sorted(steps)[len(steps) // 2] / 1e9) if steps else 1.0
+        else:
+            got = parse_pidstat(lines, anchor)
+            resolution = 1.0
+        if not got:
+            raise AnalyzeError(f"--{name} {path}: no samples found; is this {name} output?")
+        samples += got
+        infos.append({"name": name, "available": True, "reason": None, "file": path, "samples": len(got),
+                      "resolution_s": resolution, "interval_s": resolution})
+    return samples, infos, []
+
+
+# -- analysis ------------------------------------------------------------------------------------------------
+
+def _merged(prep: Prepared) -> Prepared:
+    """With stdout and stderr merged, every marker watches the one stream, and the tokens are on it."""
+    def anyway(spec: Optional[MarkerSpec]) -> Optional[MarkerSpec]:
+        return None if spec is None else dataclasses.replace(spec, stream=ANY)
+
+    # The closing regex (llama.cpp's "[end of text]") can't separate tokens from log lines here either.
+    # The framework's own log lines are on the token stream too: they are neither echo nor tokens.
+    log_line = re.compile(prep.profile.log_line) if prep.profile.log_line else None
+    tokens = dataclasses.replace(prep.tokens, stream=OUT, first_token=anyway(prep.tokens.first_token), end=None,
+                                 log_line=log_line)
+    # A profile's per-stream alternatives for ready (llama.cpp: "any stdout") mean nothing once merged.
+    marks = tuple(anyway(m) for m in prep.marks if m.name != "ready")
+    return dataclasses.replace(prep, ready=anyway(prep.ready), marks=marks, tokens=tokens)
+
+
+def run_end(obs: Observed) -> RunEnd:
+    """How the recorded run ended, as far as the recording shows it; never a made-up exit code."""
+    if obs.kind == "capture" and obs.exit is None:
+        # the capture stops mid-run: the wrapper (or the machine) was stopped before the child's exit
+        return RunEnd(obs.end_ns, "interrupted", exit_code=None)
+    exit_info = obs.exit or {}
+    code = exit_info.get("exit_code")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    status = exit_info.get("status") or ("ok" if code == 0 else "failed" if code is not None else "unknown")
+    return RunEnd(obs.end_ns, status, exit_code=code, signal=exit_info.get("signal"))
+
+
+def run_start(obs: Observed) -> RunStart:
+    wall_t0_s = None if obs.wall_anchor is None else (obs.wall_anchor[0] - obs.wall_anchor[1] + obs.t0_ns) / 1e9
+    return RunStart(obs.t0_ns, wall_t0_s, pid=obs.header.get("pid"), monotonic=obs.kind == "capture")
+
+
+def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framework: Optional[str] = None) -> dict:
+    """The run record of one recording, through the same tracker, parsers and builder as a live run.
+    ``framework``: parse its figures as this family (``--framework``) instead of detecting it."""
+    reported = None
+    if obs.raw_lines is not None:
+        reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines, framework)
+        if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
+            config = dataclasses.replace(config, profile=reported[-1]["framework"])
+    cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
+    prep = prepare(cfg)
+    if obs.merged:
+        prep = _merged(prep)
+    tracker = tracker_for(prep)
+    feeder = None if reported is not None else LineFeeder(
+        framework or (prep.profile.framework if not prep.candidates else None))
+    consume = Consumer(tracker, feeder, watcher=watcher_for(prep))
+    for chunk in obs.chunks:
+        consume(chunk)
+        if feeder is None and tracker.settled:
+            break
+    if isinstance(obs.chunks, _TimedLines):
+        left, last_ns = obs.chunks.rest()
+        tracker.fast_forward(left, last_ns)
+        obs.end_ns = tracker.last_token.t_ns if tracker.last_token is not None else last_ns
+    profile = detected_profile(prep, tracker)
+    run_id = obs.header.get("run_id") or os.path.basename(obs.source)
+    samples, infos, warnings = side_samples(side, obs.wall_anchor, obs.source)
+    facts = facts_from(prep, profile, tracker, reported if feeder is None else feeder.results(), run_id,
+                       run_start(obs), run_end(obs), obs.warnings + warnings)
+    facts.carried = dict(obs.run_facts)
+    facts.source = {"file": obs.source, "kind": obs.kind}
+    if obs.request is not None:
+        from .request import stream_from_json
+
+        stream = stream_from_json(obs.request["result"], obs.t0_ns)
+        apply_stream(facts, stream)
+    return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
+
+
+def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
+                     kind: str = "log (no times)") -> list:
+    """A log without times: one record per run/request the framework printed, phases from its own figures.
+
+    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
+    ``found``: the reports when already parsed (a timed log's earlier runs, see ``analyze``)."""
+    if found is None:
+        found = frameworks.parse_lines(lines, framework)
+    name = os.path.basename(path)
+    reports = found or [{"framework": "unknown", "lines": len(lines)}]
+    return [build(RunFacts(
+        run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
+        end_ns=None, exit_code=None, status="unknown", reported=rep,
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
+        for i, rep in enumerate(reports)]
+
+
+def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
+    """A timed server log holding several requests: the record of the recording carries the last one's figures
+    (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
+    tool's timed log is one run; figures repeated in it stay with the last.)"""
+    if obs.raw_lines is None:
+        return []
+    found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
+    profile = PROFILES.get(found[-1]["framework"])
+    if len(found) < 2 or profile is None or not profile.server:
+        return []
+    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
+
+
+def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
+            framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None) -> list:
+    """Records for every input (a capture directory counts as its files); raises AnalyzeError on bad input."""
+    files = expand_inputs(paths)
+    records = []
+    for i, path in enumerate(files, 1):
+        if len(files) > 1:
+            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
+        obs, lines = observe(path)
+        if obs is None:
+            records += reported_records(path, lines, framework)
+        else:
+            records += _earlier_runs(obs, path, framework)
+            records.append(analyze_observed(obs, config, side, framework))
+    return records
+
+

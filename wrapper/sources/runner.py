@@ -1,0 +1,190 @@
+"""One live run, start to record: prepared config → launch (stamped chunks) → the pipeline → record.
+
+Data flows one way: the launcher's chunks go to ``pipeline.Consumer`` (tracker, capture writer, reported-figures
+line feeder); samplers run beside; at the end the launch result becomes a run-end event and everything is
+assembled by ``pipeline.finish`` — the same path a re-analysis of the capture takes.
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable, Optional, Sequence
+
+from .capture import CaptureWriter
+from ..model.events import RunEnd, RunStart, RunWarning
+from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
+from ..derive.markers import PhaseTracker
+from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
+                       phase_windows, tracker_for, watcher_for)
+from ..derive.pipeline import prepare as _prepare
+from ..model import profiles as _profiles
+from ..derive.record import iso_utc
+from ..derive.line_feeder import LineFeeder
+
+__all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
+BURST_WINDOW_S = 0.1
+BURST_MIN_RUN_S = 1.0
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """The run's markers and rules (``pipeline.prepare``); a bad --url / --port / --max-tokens of a server run
+    is refused here, before the start."""
+    prepared = _prepare(config)
+    if config.request is not None:
+        request_for(config, prepared.profile)
+    return prepared
+
+
+def request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clock=time.monotonic_ns,
+                ready_text: str = ""):
+    """The --request to send. Where to: --url; else the URL the server printed in its ready line; else its
+    command's --host/--port (or the profile's environment variable, e.g. OLLAMA_HOST); else the profile's port."""
+    from ..sources.request import StreamRequest, base_url_from, url_in_text  # http.client: start-up most runs don't need
+
+    base = config.url or url_in_text(ready_text) or base_url_from(
+        config.command, profile.default_port or 8080, host_env=profile.host_env, env=config.env or os.environ)
+    return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
+                         discover_model=profile.discover_model and config.model is None and config.api == "openai",
+                         on_done=on_done, clock=clock)
+def new_run_id(wall_s: Optional[float] = None) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
+    return f"{stamp}-{os.urandom(3).hex()}"
+
+
+def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:
+    first = tracker.stream_first_ns.get(token_stream)
+    if first is None or result.exit_ns is None:
+        return None
+    run_s = (result.exit_ns - result.t0_ns) / 1e9
+    if run_s >= BURST_MIN_RUN_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S:
+        return (f"all {token_stream} output arrived in one burst at exit: the child probably block-buffers "
+                "when piped; try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1")
+    return None
+
+
+def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
+            run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
+            out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None,
+            signals=None) -> tuple[dict, LaunchResult]:
+    """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
+
+    ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
+    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``).
+    """
+    cfg = prep.config
+    run_id = run_id or new_run_id()
+    tracker = tracker_for(prep)
+    framework = prep.profile.framework if not prep.candidates else None
+    feeder = LineFeeder(framework)
+    capture, capture_warning = _open_capture(cfg.capture_dir, run_id)
+    request = None
+    own_control = None
+    if cfg.request is not None and control is None:
+        control = own_control = Control()
+
+    def on_boundary(name: str) -> None:
+        nonlocal request
+        if name == "ready" and cfg.request is not None:
+            request = request_for(cfg, prep.profile, on_done=lambda _r: control.stop("request complete"),
+                                  clock=clock, ready_text=tracker.found["ready"].text)
+            request.start()
+        for sampler in samplers:
+            sampler.notify(name)
+
+    def on_start(pid: int, t0_ns: int, wall_t0_s: float) -> None:
+        if capture is not None:
+            capture.header({"run_id": run_id, "t0_monotonic_ns": t0_ns, "wall_t0_s": wall_t0_s,
+                            "started_at": iso_utc(wall_t0_s), "command": list(cfg.command), "profile": prep.profile.name,
+                            "pty": cfg.pty, "pid": pid})
+        for sampler in samplers:
+            sampler.start(pid)
+
+    opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s,
+                         kill_grace_s=cfg.kill_grace_s, drain_s=cfg.drain_s, env=cfg.env,
+                         out_fd=out_fd, err_fd=err_fd)
+    def on_line() -> None:  # a line ended during load: the samplers read their counters now, on their threads
+        for sampler in samplers:
+            sampler.notify("line")
+
+    pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
+    try:
+        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, signals=signals,
+                        clock=clock)
+    except StartError:
+        if capture is not None:  # nothing ran: leave no empty capture behind
+            capture.close()
+            os.unlink(capture.path)
+        raise
+    finally:
+        for sampler in samplers:
+            sampler.notify("exit")
+            sampler.stop()
+        if own_control is not None:
+            own_control.close()
+    if capture is not None:
+        capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
+                               "status": result.status, "signal": result.signal})
+    profile = detected_profile(prep, tracker)
+    start, end = _start_end(result)
+    facts = facts_from(prep, profile, tracker, feeder.results(), run_id, start, end,
+                       _live_warnings(prep, tracker, result))
+    facts.carried = dict(extra or {})
+    if request is not None:
+        stream = request.result() if request.wait(1.0) else None
+        if capture is not None and stream is not None:
+            from .request import stream_to_json
+
+            capture.event("request", {"result": stream_to_json(stream, result.t0_ns)})
+        apply_stream(facts, stream)
+    samples = [s for sampler in samplers for s in sampler.samples()]
+    infos = [sampler.info() for sampler in samplers]
+    if capture is not None:
+        capture.samples(samples)
+        capture.event("samplers", {"infos": infos})
+    for text in (capture_warning, capture.failure if capture is not None else None):
+        if text:
+            facts.warnings.append(RunWarning("capture", text))
+    record = finish(facts, samples, infos, pipeline.watcher)
+    if capture is not None:
+        capture.event("record", {"record": record})
+        capture.close()
+    return record, result
+
+
+def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:
+    """The run's capture writer, or (None, why) when its file can't be created: the run goes on without it."""
+    if not directory:
+        return None, None
+    try:
+        return CaptureWriter(directory, run_id), None
+    except OSError as exc:
+        from ..core.writer import show_path
+
+        return None, f"--capture: cannot create a capture in {show_path(directory)} ({exc.strerror}); none was written"
+
+
+def _start_end(result: LaunchResult) -> tuple[RunStart, RunEnd]:
+    return (RunStart(result.t0_ns, result.wall_t0_s, pid=result.pid),
+            RunEnd(result.exit_ns, result.status, exit_code=result.exit_status, signal=result.signal,
+                   received_signal=result.received_signal, stop_reason=result.stop_reason))
+
+
+def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
+    """What only a live run can tell: output held back until exit, descendants, a closed passthrough."""
+    warnings = []
+    burst = _burst_warning(tracker, result, prep.tokens.stream)
+    if burst:
+        warnings.append(RunWarning("burst_at_exit", burst))
+    if result.drain_timed_out:
+        warnings.append(RunWarning("drain_timeout", "the child exited but something it started kept its output "
+                                   f"open; stopped waiting after {prep.config.drain_s:g} s"))
+    if result.leftover_killed:
+        warnings.append(RunWarning("leftover_processes", f"{result.leftover_killed} process(es) of the child's "
+                                   "group were still running after it exited and were stopped"))
+    for pid, name in result.escaped:
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({name}), started by the child, left its process "
+                                   "group with setsid and was still running after the run; phasewrap did not stop it"))
+    for stream in result.passthrough_closed:
+        warnings.append(RunWarning("passthrough_closed", f"phasewrap's {stream} was closed by its reader; the "
+                                   f"child's {stream} was discarded from then on (still measured)"))
+    return warnings
