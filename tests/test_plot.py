@@ -117,8 +117,8 @@ def test_records_are_read_as_every_subcommand_reads_them(tmp_path, caplog):
 def test_a_folder_without_captures_is_named(tmp_path):
     with pytest.raises(plot.PlotInputError) as info:
         plot.load_runs([str(tmp_path)])
-    assert str(info.value) == (f"{tmp_path}: no *.capture.jsonl files in this folder; "
-                               "is it the folder given to run --capture?")
+    assert str(info.value) == (f"{tmp_path}: no capture (*.capture.jsonl) or record (*.jsonl) files in this "
+                               "folder; give the folder of `run --capture` or record files")
 
 
 def test_missing_input_is_named(tmp_path):

@@ -349,13 +349,15 @@ def read_records(path: Union[str, os.PathLike]) -> list:
 
 def _records_of(given: PathOrRecords) -> list:
     """Records given as a records file path, a list of records, or a list of paths and records."""
+    from .sources import reader
+
     if isinstance(given, (str, os.PathLike)):
-        return read_records(given)
+        return reader.records([os.fspath(given)])
     if isinstance(given, dict):
         return [given]
     out = []
     for item in given:
-        out += read_records(item) if isinstance(item, (str, os.PathLike)) else [item]
+        out += reader.records([os.fspath(item)]) if isinstance(item, (str, os.PathLike)) else [item]
     return out
 
 

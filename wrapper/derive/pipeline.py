@@ -13,6 +13,7 @@ event come from.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
@@ -53,6 +54,39 @@ class RunConfig:
     api: str = "openai"
     url: Optional[str] = None
     model: Optional[str] = None
+
+
+# The options that shape how a run's output is read: a capture stores them, so its re-analysis reads it as the
+# live run did (``analyze CAPTURE`` with none of these options given reproduces the live record's phases).
+ANALYSIS_FIELDS = ("profile", "ready", "ready_stream", "first_token", "first_token_stream", "marks")
+
+
+def analysis_options(config: RunConfig) -> dict:
+    """The run's analysis-shaping options, as a capture header stores them (JSON types)."""
+    return {name: ([list(m) for m in config.marks] if name == "marks" else getattr(config, name))
+            for name in ANALYSIS_FIELDS}
+
+
+def _stored_option(name: str, value):
+    """A stored option's value if it has the type the option takes, else None (a hand-edited or foreign header)."""
+    if name == "marks":
+        ok = isinstance(value, list) and all(isinstance(m, list) and len(m) == 3 and all(isinstance(x, str) for x in m)
+                                             for m in value)
+        return [tuple(m) for m in value] if ok else None
+    if name in ("ready", "first_token"):
+        return value if value is None or isinstance(value, str) else None
+    return value if isinstance(value, str) else None
+
+
+def with_recorded_options(config: RunConfig, stored) -> RunConfig:
+    """``config`` as the recorded run had it, when the caller gave none of the analysis options (their defaults
+    all round); options given on the command line win, all of them together."""
+    defaults = RunConfig(command=[])
+    if not isinstance(stored, dict) or any(getattr(config, n) != getattr(defaults, n) for n in ANALYSIS_FIELDS):
+        return config
+    values = {n: _stored_option(n, stored.get(n)) for n in ANALYSIS_FIELDS if n in stored}
+    return dataclasses.replace(config, **{n: v for n, v in values.items()
+                                          if v is not None or n in ("ready", "first_token")})
 
 
 @dataclass(frozen=True)

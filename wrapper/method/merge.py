@@ -6,16 +6,13 @@ JSON Lines text. The CLI writes it through one atomic writer.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from . import fleet as _fleet
-from ..sources.records_io import RecordsError, read_records
+from ..sources.records_io import RecordsError
 
 # Names of files that hold run records under a directory (captures are the raw output, not records).
-RECORD_SUFFIXES = (".jsonl", ".json")
-CAPTURE_SUFFIX = ".capture.jsonl"
 # Environment conditions that must match across hosts for their runs to be one experiment.
 HOST_CONDITIONS = ("cpu", "gpus", "driver", "executable")
 
@@ -31,31 +28,26 @@ class Merged:
 
 
 def record_files(paths: Sequence[str]) -> list[str]:
-    """The files named, and every ``*.jsonl``/``*.json`` (not ``*.capture.jsonl``) under the directories
-    named, in sorted order. A path that doesn't exist raises RecordsError."""
-    out = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                out.extend(os.path.join(root, f) for f in sorted(files)
-                           if f.endswith(RECORD_SUFFIXES) and not f.endswith(CAPTURE_SUFFIX))
-        elif os.path.exists(path):
-            out.append(path)
-        else:
-            raise RecordsError(f"phasewrap merge: {path}: no such file or directory; name record files or "
-                               "the directories that hold them")
-    return out
+    """The files named, and the capture and record files under the folders named, in sorted order
+    (``sources.reader.expand``). A path that doesn't exist raises RecordsError."""
+    from ..sources import reader
+
+    try:
+        return reader.expand(paths, allow_empty_folders=True)
+    except reader.InputError as exc:
+        raise RecordsError(f"phasewrap merge: {exc}") from None
 
 
 def collect(paths: Sequence[str]) -> tuple[list[tuple[str, list]], list[str]]:
     """([(file, records)], problems): every record file read; a file that can't be read is a problem line,
     as is each line left out of a file that could."""
+    from ..sources import reader
+
     read: list = []
     problems: list = []
     for path in record_files(paths):
         try:
-            records, skipped = read_records(path)
+            records, skipped = reader.read(path, reader.records_of_analysis)
         except RecordsError as exc:
             problems.append(f"{exc} (file left out)")
             continue

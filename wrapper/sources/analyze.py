@@ -27,7 +27,7 @@ from .capture import SUFFIX, Capture, CaptureError, read_capture
 from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
-                       tracker_for, watcher_for)
+                       tracker_for, watcher_for, with_recorded_options)
 from ..derive.record import RunFacts, build
 from ..derive.line_feeder import LineFeeder
 from ..model.profiles import PROFILES
@@ -280,22 +280,6 @@ def observe(path: str) -> tuple[Optional[Observed], list]:
     return _from_timed_log(path, lines), lines
 
 
-def expand_inputs(paths: Iterable[str]) -> list:
-    """Files as given; a directory stands for its captures (sorted)."""
-    out = []
-    for path in paths:
-        if os.path.isdir(path):
-            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(SUFFIX))
-            if not found:
-                raise AnalyzeError(f"{path}: no *{SUFFIX} files in this directory; give a capture directory or files")
-            out += found
-        elif not os.path.exists(path):
-            raise AnalyzeError(f"{path}: no such file")
-        else:
-            out.append(path)
-    return out
-
-
 # -- side files ----------------------------------------------------------------------------------------------
 
 @dataclass
@@ -385,6 +369,8 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
         reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines, framework)
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
+    if obs.kind == "capture":
+        config = with_recorded_options(config, obs.header.get("analysis"))
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
     prep = prepare(cfg)
     if obs.merged:
@@ -449,11 +435,17 @@ def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
             framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None) -> list:
     """Records for every input (a capture directory counts as its files); raises AnalyzeError on bad input."""
-    files = expand_inputs(paths)
+    from . import reader
+    from .records_io import load_records
+
+    files = reader.expand(paths)
     records = []
     for i, path in enumerate(files, 1):
         if len(files) > 1:
             on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
+        if reader.kind_of(path) == reader.RECORDS:
+            records += load_records(path)  # already records: the same runs, nothing to re-derive
+            continue
         obs, lines = observe(path)
         if obs is None:
             records += reported_records(path, lines, framework)

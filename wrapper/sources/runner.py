@@ -15,7 +15,7 @@ from ..model.events import RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.markers import PhaseTracker
 from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
-                       phase_windows, tracker_for, watcher_for)
+                       phase_windows, tracker_for, watcher_for, analysis_options)
 from ..derive.pipeline import prepare as _prepare
 from ..model import profiles as _profiles
 from ..derive.record import iso_utc
@@ -95,7 +95,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         if capture is not None:
             capture.header({"run_id": run_id, "t0_monotonic_ns": t0_ns, "wall_t0_s": wall_t0_s,
                             "started_at": iso_utc(wall_t0_s), "command": list(cfg.command), "profile": prep.profile.name,
-                            "pty": cfg.pty, "pid": pid})
+                            "pty": cfg.pty, "pid": pid, "analysis": analysis_options(cfg)})
         for sampler in samplers:
             sampler.start(pid)
 

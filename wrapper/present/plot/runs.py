@@ -5,17 +5,15 @@ skipped with one warning naming it), capture files and capture folders.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from ...sources.capture import SUFFIX as CAPTURE_SUFFIX
 from ...sources.capture import CaptureError, read_capture
 from ...errors import UsageError
 from ..export.summary import phase_bar
-from ...sources.records_io import load_records
+from ...sources import reader
 
 BASE_MARKERS = ("ready", "first_token", "last_token")
 # (phase key, label, start marker or None for launch, end marker, colour)
@@ -156,15 +154,10 @@ def views_from_records(records: Sequence[dict], source: str = "run") -> list[Run
 
 
 def _load_file(path: str) -> list[RunView]:
-    with open(path, "rb") as fh:
-        first = fh.readline()
-    try:
-        head = json.loads(first)
-    except ValueError:
-        head = None
-    if isinstance(head, dict) and head.get("type") == "header":
+    """A capture keeps its chunks and samples for the picture; any other input gives its records."""
+    if reader.kind_of(path) == reader.CAPTURE:
         return [_view_from_capture(path)]
-    return [_view_from_record(r, path) for r in load_records(path)]
+    return [_view_from_record(r, path) for r in reader.records([path])]
 
 
 def load_runs(inputs: Sequence[str]) -> list[RunView]:
@@ -178,18 +171,12 @@ def load_runs(inputs: Sequence[str]) -> list[RunView]:
         raise PlotInputError("no inputs; pass record JSONL files, capture files or --capture folders")
     views: list[RunView] = []
     by_id: dict[str, RunView] = {}
-    for path in inputs:
-        if os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if n.endswith(CAPTURE_SUFFIX))
-            if not names:
-                raise PlotInputError(f"{path}: no *{CAPTURE_SUFFIX} files in this folder; "
-                                     "is it the folder given to run --capture?")
-            found = [_view_from_capture(os.path.join(path, n)) for n in names]
-        elif os.path.isfile(path):
-            found = _load_file(path)
-        else:
-            raise PlotInputError(f"{path}: no such file or folder")
-        for view in found:
+    try:
+        files = reader.expand(inputs)
+    except reader.InputError as exc:
+        raise PlotInputError(str(exc)) from None
+    for path in files:
+        for view in _load_file(path):
             known = by_id.get(view.run_id)
             if known is None:
                 by_id[view.run_id] = view
