@@ -6,7 +6,8 @@ import pytest
 
 from wrapper.derive import record as record_mod
 from wrapper.model.events import Marker
-from wrapper.sources.records_io import (RecordsError, cache_label, describe_key, group, is_warmup, parse_records,
+from wrapper.model.accessors import cache_label, is_warmup
+from wrapper.sources.records_io import (RecordsError, describe_key, group, parse_records,
                                 parse_tag_filters, pool_key, read_records, select)
 
 

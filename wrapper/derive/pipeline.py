@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from ..model import phases as _phases
 from ..model import profiles as _profiles
 from ..model.events import Chunk, Marker, RunEnd, RunStart, RunWarning
 from .gaps import GapStamps, stall_windows
@@ -193,13 +194,7 @@ def detected_profile(prep: Prepared, tracker: PhaseTracker) -> _profiles.Profile
 
 def phase_windows(markers: dict, t0_ns: int, end_ns: Optional[int]) -> dict:
     """The per-phase time windows (monotonic ns) that resources are split by; None where a bound is missing."""
-    def t(name):
-        mk = markers.get(name)
-        return None if mk is None else mk.t_ns
-
-    ttft_start = t("request_sent") or t("ready")
-    return {"load": (t0_ns, t("ready")), "ttft": (ttft_start, t("first_token")),
-            "decode": (t("first_token"), t("last_token")), "total": (t0_ns, end_ns)}
+    return _phases.windows_ns(t0_ns, end_ns, {name: mk.t_ns for name, mk in markers.items()})
 
 
 def apply_stream(facts: RunFacts, stream) -> None:

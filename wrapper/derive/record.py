@@ -8,6 +8,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from ..model import phases as phase_table
 from .energy import per_token
 from ..model.events import Marker
 from .gaps import GapStamps, decode_gaps
@@ -15,9 +16,9 @@ from .markers import MarkerSpec
 from .reasoning import Boundary, summary as reasoning_summary
 
 SCHEMA = "phasewrap.run/1"
-PHASES = ("load_s", "ttft_s", "decode_s", "total_s")
+PHASES = phase_table.KEYS
 # reported field → measured phase it corresponds to, for the side-by-side comparison
-REPORTED_PHASES = (("load_ms", "load_s"), ("prompt_eval_ms", "ttft_s"), ("eval_ms", "decode_s"))
+REPORTED_PHASES = tuple((p.reported, p.key) for p in phase_table.TIMED)
 FLAG_RATIO = 0.20
 FLAG_ABS_S = 0.050
 
@@ -74,6 +75,17 @@ def _span(start: Optional[Marker], end: Optional[Marker]) -> Optional[float]:
     if start is None or end is None:
         return None
     return round((end.t_ns - start.t_ns) / 1e9, 6)
+
+
+def _phase_seconds(f: RunFacts) -> dict:
+    """Each phase's seconds from its window in the phase table; a decode of no time (one read) is not measured."""
+    windows = phase_table.windows_ns(f.t0_ns, f.end_ns, {name: mk.t_ns for name, mk in f.markers.items()})
+    out = {}
+    for phase in phase_table.PHASES:
+        start, end = windows[phase.name]
+        out[phase.key] = None if start is None or end is None else round((end - start) / 1e9, 6)
+    out["decode_s"] = out["decode_s"] or None
+    return out
 
 
 def _missing_reasons(f: RunFacts) -> list[dict]:
@@ -181,12 +193,7 @@ def _phases(f: RunFacts, _rec: dict) -> dict:
                        for k, v in phases.items() if v is None]
         return {"phases": phases, "phases_source": "reported", "missing": missing}
     m = f.markers
-    phases = {
-        "load_s": _since(f.t0_ns, m.get("ready")),
-        "ttft_s": _span(m.get("request_sent") or m.get("ready"), m.get("first_token")),
-        "decode_s": _span(m.get("first_token"), m.get("last_token")) or None,
-        "total_s": None if f.end_ns is None else round((f.end_ns - f.t0_ns) / 1e9, 6),
-    }
+    phases = _phase_seconds(f)
     missing = _missing_reasons(f)
     ready, first = m.get("ready"), m.get("first_token")
     if ready is not None and first is not None and ready.t_ns == first.t_ns and ready.stream == first.stream:
@@ -254,10 +261,10 @@ def _markers(f: RunFacts, _rec: dict) -> dict:
 def _reasoning(f: RunFacts, rec: dict) -> dict:
     """``reasoning`` for output that thought (see ``reasoning``); no key at all for output that did not."""
     m = f.markers
-    start = m.get("request_sent") or m.get("ready")
+    start_ns = phase_table.start_ns(phase_table.BY_NAME["ttft"], f.t0_ns, lambda name: m[name].t_ns if name in m else None)
     first, last = m.get("first_token"), m.get("last_token")
     stamps = f.gap_stamps.stamps if f.gap_stamps is not None else ()
-    found = reasoning_summary(f.thinking, stamps, first and first.t_ns, last and last.t_ns, start and start.t_ns)
+    found = reasoning_summary(f.thinking, stamps, first and first.t_ns, last and last.t_ns, start_ns)
     if found is None:
         return {}
     out = {"reasoning": found}

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..model import accessors
+from ..model import phases as phase_table
 from . import stats
 
-PHASES = ("load_s", "ttft_s", "decode_s", "total_s")
+PHASES = phase_table.KEYS
 OUTLIER_RATIO = 0.10  # a difference below 10 % is not worth a page, even when it is beyond noise
-UNKNOWN = "unknown host"
+UNKNOWN = accessors.UNKNOWN_HOST
 
 
 def host_of(record: dict) -> str:
-    return (record.get("fleet") or {}).get("host") or (record.get("env") or {}).get("host") or UNKNOWN
+    return accessors.host(record)
 
 
 def group(records: Sequence[dict]) -> dict[str, list[dict]]:

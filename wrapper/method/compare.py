@@ -9,6 +9,9 @@ import hashlib
 from collections import Counter
 from typing import Callable, Optional, Sequence
 
+from ..model import metrics
+from ..model import accessors
+from ..model import phases as phase_table
 from . import steps
 from ..sources import records_io
 from . import stats
@@ -16,7 +19,7 @@ from ..measure.env import args_sha256
 
 # decode detail: shown only when a side measured it (records from before these keys, or without GPU energy)
 DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj")
-METRICS = ("load_s", "ttft_s", "decode_s", "total_s", "ms_per_token") + DETAIL_METRICS
+METRICS = phase_table.KEYS + ("ms_per_token",) + DETAIL_METRICS
 PROMPT_FLAGS = ("-p", "--prompt", "-f", "--file", "--prompt-file")
 MAX_TOKEN_FLAGS = ("-n", "--n-predict", "--max-tokens", "--max-new-tokens")
 SHORT_SHA = 12
@@ -25,14 +28,9 @@ MIN_RUNS = stats.MIN_RUNS_FOR_TEST
 
 def metric(record: dict, key: str) -> Optional[float]:
     """A phase (``load_s`` … ``total_s``), ``ms_per_token``, the p99 inter-chunk gap (``gap_p99_ms``), the
-    number of stalls or the energy per output token of one record; ``None`` when not measured."""
-    if key in ("ms_per_token", "stalls_total"):
-        return record.get(key)
-    if key == "gap_p99_ms":
-        return (record.get("decode_gaps_ms") or {}).get("p99")
-    if key == "energy_per_output_token_mj":
-        return (record.get("resources") or {}).get(key)
-    return (record.get("phases") or {}).get(key)
+    number of stalls or the energy per output token of one record (``model.metrics``); ``None`` when not
+    measured."""
+    return metrics.value(record, key)
 
 
 # -- arguments ------------------------------------------------------------------------------------------------
@@ -185,7 +183,7 @@ CONDITIONS: tuple[tuple[str, Callable[[dict], Optional[object]], bool], ...] = (
     ("arguments", _normalized_args, True),
     ("prompt", _prompt, True),
     ("max tokens", _max_tokens, True),
-    ("cache", records_io.cache_label, False),  # mixing within a side is handled by pooling
+    ("cache", accessors.cache_label, False),  # mixing within a side is handled by pooling
 )
 
 
@@ -240,12 +238,12 @@ def conditions(base: Sequence[dict], cand: Sequence[dict]) -> tuple[list[dict], 
 
 def _usable(records: Sequence[dict], side: str, warnings: list) -> tuple[list[dict], dict]:
     """Records that may enter a statistic: no warm-up runs, only status ok."""
-    warmup = [r for r in records if records_io.is_warmup(r)]
-    not_ok = [r for r in records if not records_io.is_warmup(r) and r.get("status") != "ok"]
+    warmup = [r for r in records if accessors.is_warmup(r)]
+    not_ok = [r for r in records if not accessors.is_warmup(r) and r.get("status") != "ok"]
     if not_ok:
         statuses = ", ".join(f"{s} × {n}" for s, n in Counter(r.get("status") for r in not_ok).items())
         warnings.append(f"{side}: {len(not_ok)} run(s) left out, status not ok ({statuses})")
-    used = [r for r in records if not records_io.is_warmup(r) and r.get("status") == "ok"]
+    used = [r for r in records if not accessors.is_warmup(r) and r.get("status") == "ok"]
     return used, {"given": len(records), "warmup": len(warmup), "not_ok": len(not_ok)}
 
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
+from ..model import accessors
+from ..model import phases as phase_table
 from . import steps
 from ..sources import records_io
 from . import stats
 
-PHASE_KEYS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"))
+PHASE_KEYS = tuple((p.name, p.key) for p in phase_table.TIMED)
 # the record's ``resources`` windows and the figures the rules read from them (aggregate.KEYS names)
-RESOURCE_WINDOWS = ("load", "ttft", "decode", "total")
+RESOURCE_WINDOWS = phase_table.NAMES
 RESOURCE_METRICS = ("gpu_util_mean", "vram_used_peak_mib", "vram_total_mib", "cpu_pct_mean",
                     "cpu_busiest_thread_pct_max", "disk_read_mib")
 DISK_SHARE_OF_MODEL = 0.5
@@ -86,14 +88,14 @@ def _median_of(records: Sequence[dict], get) -> Optional[float]:
 
 def _facts(records: Sequence[dict]) -> _Facts:
     phases = {k: _median_of(records, lambda r, k=k: (r.get("phases") or {}).get(k))
-              for k in ("load_s", "ttft_s", "decode_s", "total_s")}
+              for k in phase_table.KEYS}
     resources: dict = {}
     for phase in RESOURCE_WINDOWS:
         for metric in RESOURCE_METRICS:
             value = _median_of(records, lambda r: _number(((r.get("resources") or {}).get(phase) or {}).get(metric)))
             if value is not None:
                 resources.setdefault(phase, {})[metric] = value
-    label = records_io.cache_label(records[0])  # diagnose() passes one pool: every run has this label
+    label = accessors.cache_label(records[0])  # diagnose() passes one pool: every run has this label
     model_bytes = _median_of(records, lambda r: (r.get("env") or {}).get("model_size_bytes"))
     missing: dict = {}
     for r in records:
@@ -166,7 +168,7 @@ def _dominant(f: _Facts) -> Optional[tuple[str, str]]:
 
 
 def _phase_data_missing(f: _Facts) -> Finding:
-    absent = [k for k in ("load_s", "ttft_s", "decode_s", "total_s") if f.phases[k] is None]
+    absent = [k for k in phase_table.KEYS if f.phases[k] is None]
     reasons = "; ".join(f"{k}: {f.missing.get(k) or 'not measured'}" for k in absent)
     if f.phases["total_s"] and len(absent) < 4:
         known = sum(v for k, v in f.phases.items() if k != "total_s" and v is not None)
@@ -291,7 +293,7 @@ def _load(f: _Facts, quote: str) -> Finding:
 
 def rule_vram(f: _Facts) -> Result:
     best = None
-    for phase in ("total", "load", "ttft", "decode"):
+    for phase in sorted(phase_table.NAMES, key=lambda name: name != "total"):  # the whole run first
         used, total = _res(f, phase, "vram_used_peak_mib"), _res(f, phase, "vram_total_mib")
         if used is not None and total:
             if best is None or used / total > best[1] / best[2]:

@@ -19,17 +19,19 @@ class Phase:
     starts: tuple                     # candidate start markers, first present wins; None = launch
     end: Optional[str]                # end marker; None = end of the run
     colour: str                       # plot band / bar colour
+    letter: str                       # its letter in the one-line bar ("L", "T", "D")
+    reported: Optional[str]           # the framework's own figure for it (``reported``), ms
     doc: str                          # one line for help texts and the README
 
 
 PHASES = (
-    Phase("load", "load_s", "load", (None,), "ready", "#8da0cb",
+    Phase("load", "load_s", "load", (None,), "ready", "#8da0cb", "L", "load_ms",
           "process start → weights ready (the ready marker)"),
-    Phase("ttft", "ttft_s", "TTFT", ("request_sent", "ready"), "first_token", "#fc8d62",
+    Phase("ttft", "ttft_s", "TTFT", ("request_sent", "ready"), "first_token", "#fc8d62", "T", "prompt_eval_ms",
           "request (server) or ready → first token"),
-    Phase("decode", "decode_s", "decode", ("first_token",), "last_token", "#66c2a5",
+    Phase("decode", "decode_s", "decode", ("first_token",), "last_token", "#66c2a5", "D", "eval_ms",
           "first token → last token"),
-    Phase("total", "total_s", "total", (None,), None, "#9e9e9e",
+    Phase("total", "total_s", "total", (None,), None, "#9e9e9e", "", None,
           "process start → process end"),
 )
 TIMED = PHASES[:3]                    # the three costs that add up (with what lies between them) to the total

@@ -12,6 +12,7 @@ import logging
 from typing import Iterable, Optional, Sequence
 
 from ..errors import UsageError
+from ..model.accessors import cache_label, is_warmup
 from ..derive.record import SCHEMA
 
 SCHEMA_FAMILY = SCHEMA.rsplit("/", 1)[0] + "/"  # phasewrap.run/: the family whose other versions are refused
@@ -163,22 +164,6 @@ def select(records: Sequence[dict], tag_filters: dict) -> list[dict]:
         tags = record.get("tags") or {}
         return all(key in tags and str(tags[key]) == str(value) for key, value in tag_filters.items())
     return [r for r in records if matches(r)]
-
-
-def cache_label(record: dict) -> Optional[str]:
-    """The record's page-cache label ("cold" | "warm" | "partial"), ``None`` when not measured.
-
-    Reads ``record["cache"]["label"]`` (a plain string in ``cache`` is accepted too).
-    """
-    cache = record.get("cache")
-    if isinstance(cache, dict):
-        return cache.get("label")
-    return cache if isinstance(cache, str) else None
-
-
-def is_warmup(record: dict) -> bool:
-    """True for a warm-up run: ``record["warmup"]`` is true (``true``, or a non-empty object describing it)."""
-    return bool(record.get("warmup"))
 
 
 def pool_key(record: dict) -> Optional[tuple[tuple[str, Optional[str]], ...]]:

@@ -5,8 +5,10 @@ import csv
 import io
 from typing import Optional
 
+from ...model import phases as phase_table
+
 FIXED_HEAD = ["date_time"]
-FIXED_TAIL = ["input_tokens", "output_tokens", "load_s", "ttft_s", "decode_s", "ms_per_token",
+FIXED_TAIL = ["input_tokens", "output_tokens", *(p.key for p in phase_table.TIMED), "ms_per_token",
               "vram_peak_mib", "status", "note"]
 
 

@@ -18,11 +18,12 @@ import tempfile
 from typing import Callable, Optional
 
 from ...errors import UsageError
+from ...model import phases as phase_table
 
 DEFAULT_URI = "sqlite:///mlflow.db"
 EXPERIMENT = "phasewrap"
 SWEEP_TAG = "phasewrap.sweep_id"
-PHASES = ("load_s", "ttft_s", "decode_s", "total_s")
+PHASES = phase_table.KEYS
 RESOURCE_KEYS = ("vram_used_peak_mib", "gpu_util_mean", "cpu_pct_mean", "cpu_busiest_thread_pct_max",
                  "rss_peak_mib", "disk_read_mib", "energy_j")
 MAX_PARAM = 6000  # MLflow's limit on a param value's length

@@ -14,9 +14,10 @@ import re
 from typing import Iterable, Optional
 
 from ...errors import UsageError
+from ...model import phases as phase_table
 
 FILE_NAME = "phasewrap.prom"
-PHASES = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+PHASES = tuple((p.name, p.key) for p in phase_table.PHASES)
 BASE_LABELS = ("profile", "host", "cache")
 # (metric name, help, the resources key read per phase window)
 PER_PHASE = (

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...model import phases as phase_table
 from ...derive import energy, gaps, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
 
-PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+PHASE_ROWS = tuple((p.name, p.key) for p in phase_table.PHASES)
 RESOURCE_COLUMNS = (
     ("peak VRAM MiB", "vram_used_peak_mib", "{:.0f}"),
     ("GPU util %", "gpu_util_mean", "{:.0f}"),
@@ -36,7 +37,7 @@ def phase_bar(record: dict) -> Optional[str]:
     if not total:
         return None
     bar, legend = "", []
-    for letter, key in (("L", "load_s"), ("T", "ttft_s"), ("D", "decode_s")):
+    for letter, key in ((p.letter, p.key) for p in phase_table.TIMED):
         value = phases.get(key)
         if value is None:
             continue
@@ -108,7 +109,7 @@ def render(record: dict) -> str:
 
 OUTLIER_FLOOR_S = 0.010
 OUTLIER_FLOOR_SHARE = 0.05
-MULTI_PHASES = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+MULTI_PHASES = PHASE_ROWS
 
 
 def _group_key(record: dict, sweep_names: tuple) -> tuple:

@@ -13,6 +13,7 @@ import statistics
 from typing import Optional, Sequence
 
 from ...errors import UsageError
+from ...model import phases as phase_table
 from .page import html_page, png_data_uri
 from .runs import PHASE_BANDS, RunView, short_id
 from .series import Panel, _series, panel_plan
@@ -193,7 +194,7 @@ def _timeline_figure(views: list[RunView]):
     axes[-1].set_xlabel("seconds since launch", fontsize=8)
     for ax in axes:
         ax.tick_params(axis="x", labelbottom=ax is axes[-1], labelsize=7)
-    legend = [Patch(color=c, label=label) for _k, label, _s, _e, c in PHASE_BANDS]
+    legend = [Patch(color=p.colour, label=p.label) for p in PHASE_BANDS]
     legend += [Line2D([], [], color="black", lw=0.6, marker="|", ls="", markersize=8, label="token"),
                Patch(color=STALL_COLOUR, alpha=0.6, label="stall"),
                Line2D([], [], color="black", lw=1.2, label="exit"),
@@ -237,7 +238,7 @@ def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
 
 
 
-COMPARED_PHASES = (("load", "load_s"), ("TTFT", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+COMPARED_PHASES = tuple((p.label, p.key) for p in phase_table.PHASES)
 
 
 def _stats(records: Sequence[dict], key: str) -> Optional[tuple[float, float, float]]:

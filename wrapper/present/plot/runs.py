@@ -13,15 +13,11 @@ from typing import Optional, Sequence
 from ...sources.capture import CaptureError, read_capture
 from ...errors import UsageError
 from ..export.summary import phase_bar
+from ...model import phases as phase_table
 from ...sources import reader
 
 BASE_MARKERS = ("ready", "first_token", "last_token")
-# (phase key, label, start marker or None for launch, end marker, colour)
-PHASE_BANDS = (
-    ("load_s", "load", None, "ready", "#8da0cb"),
-    ("ttft_s", "TTFT", "ready", "first_token", "#fc8d62"),
-    ("decode_s", "decode", "first_token", "last_token", "#66c2a5"),
-)
+PHASE_BANDS = phase_table.TIMED  # the bands drawn: load, TTFT, decode (their colours and bounds from the table)
 
 
 class PlotInputError(UsageError):
@@ -81,20 +77,24 @@ class RunView:
     def bands(self) -> list[tuple[str, str, float, float, str]]:
         """(phase key, label, start s, end s, colour) of each phase the record measured, in run order."""
         out = []
-        for key, label, start_name, end_name, colour in PHASE_BANDS:
-            start = 0.0 if start_name is None else self.marker_s(start_name)
-            end = self.marker_s(end_name)
-            if start is not None and end is not None and self.phase_s(key) is not None:
-                out.append((key, label, start, end, colour))
+        for phase in PHASE_BANDS:
+            start_ns = phase_table.start_ns(phase, 0, lambda name: self._marker_ns(name))
+            end = self.marker_s(phase.end)
+            if start_ns is not None and end is not None and self.phase_s(phase.key) is not None:
+                out.append((phase.key, phase.label, start_ns / 1e9, end, phase.colour))
         return out
+
+    def _marker_ns(self, name: str) -> Optional[int]:
+        t_s = self.marker_s(name)
+        return None if t_s is None else round(t_s * 1e9)
 
     def unmeasured(self) -> list[str]:
         """``"load n/a (why)"`` for each of load / TTFT / decode the record could not measure."""
         if self.record is None:
             return []
         reasons = {m.get("field"): m.get("reason") for m in self.record.get("missing", [])}
-        return [f"{label} n/a ({reasons.get(key) or 'not measured'})"
-                for key, label, *_ in PHASE_BANDS if self.phase_s(key) is None]
+        return [f"{p.label} n/a ({reasons.get(p.key) or 'not measured'})"
+                for p in PHASE_BANDS if self.phase_s(p.key) is None]
 
     def load_steps(self) -> list[tuple[str, str, float, float]]:
         """(name, kind, start s, end s) of each load step the record has."""
