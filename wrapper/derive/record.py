@@ -247,7 +247,7 @@ def _decode_gaps(f: RunFacts, rec: dict) -> dict:
     if reason is not None:
         out.update(dict.fromkeys(("decode_gaps_ms", "stalls", "stalls_total", "stall_share_of_decode")))
     if reason is not None and f.phases_source != "reported":  # there, phases_source already says why
-        out["missing"] = rec["missing"] + [{"field": "decode_gaps_ms", "reason": reason}]
+        out["missing"] = [{"field": "decode_gaps_ms", "reason": reason}]
     return out
 
 
@@ -271,7 +271,7 @@ def _reasoning(f: RunFacts, rec: dict) -> dict:
     if found["ttfo_s"] is None:
         reason = ("the thinking never ended before the last token" if f.thinking.first_answer_ns is None
                   else "needs the ready marker (or the request sent)")
-        out["missing"] = rec["missing"] + [{"field": "reasoning.ttfo_s", "reason": reason}]
+        out["missing"] = [{"field": "reasoning.ttfo_s", "reason": reason}]
     return out
 
 
@@ -300,7 +300,7 @@ def _load_steps(f: RunFacts, rec: dict) -> dict:
     if f.phases_source == "reported":  # a log without times: phases_source already says why
         return {"load_steps": None}
     reason = f.load_steps_reason or "the load window was not watched"
-    return {"load_steps": None, "missing": rec["missing"] + [{"field": "load_steps", "reason": reason}]}
+    return {"load_steps": None, "missing": [{"field": "load_steps", "reason": reason}]}
 
 
 def _energy_per_token(f: RunFacts, rec: dict) -> dict:
@@ -310,7 +310,7 @@ def _energy_per_token(f: RunFacts, rec: dict) -> dict:
         return {}
     out = {"resources": {**resources, **per_token(resources, rec["tokens"])}}
     if (resources.get("ttft") or {}).get("energy_j") is not None and not rec["tokens"].get("input"):
-        out["missing"] = rec["missing"] + [{"field": "resources.prefill_energy_per_input_token_mj",
+        out["missing"] = [{"field": "resources.prefill_energy_per_input_token_mj",
                                             "reason": "the input token count is unknown (the framework printed none)"}]
     return out
 
@@ -324,8 +324,9 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 
 # The record, section by section, in key order. To add a record key: give RunFacts a field for what it needs
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
-# ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
-# in the README's field table. The schema only grows: never rename or drop a key.
+# ``{"my_key": value}`` (``rec`` holds the keys of the sections before it; read it, never change it) and, for
+# what it could not measure, ``"missing": [{"field": ..., "reason": ...}]`` of its own (``build`` joins them),
+# add it here, and give the key a row in the README's field table. The schema only grows: never rename or drop a key.
 SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
                    _load_steps, _carried)
 
@@ -338,7 +339,11 @@ def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SE
     """
     record: dict = {}
     for section in sections:
-        record.update(section(f, record))
+        part = section(f, record)
+        own = part.pop("missing", None)
+        record.update(part)
+        if own is not None:  # each section names what it could not measure; the record lists them in order
+            record.setdefault("missing", []).extend(own)
     return record
 
 
