@@ -64,6 +64,63 @@ def _batch_fields(text: str) -> dict:
 _EVIDENCE = routes.SGLANG_EVIDENCE
 
 
+def _series_append(into: dict, text: str) -> None:
+    series = into.setdefault("series", [])
+    if len(series) < SERIES_MAX:
+        series.append(_batch_fields(text))
+
+
+def _batch(text: str, extra: dict) -> bool:
+    """A ``Decode batch`` / ``Prefill batch`` line, summed into ``extra["decode"]`` / ``extra["prefill"]``."""
+    if (m := _DECODE.search(text)) is not None:
+        gen_tps = float(m[1])
+        decode = extra.setdefault("decode", {"batches": 0, "last_gen_tps": None, "max_gen_tps": gen_tps})
+        decode["batches"] += 1
+        decode["last_gen_tps"] = gen_tps
+        decode["max_gen_tps"] = max(decode["max_gen_tps"], gen_tps)
+        _series_append(decode, text)
+        return True
+    if (m := _PREFILL.search(text)) is None:
+        return False
+    prefill = extra.setdefault("prefill", {"batches": 0, "new_seqs": 0, "new_tokens": 0, "cached_tokens": 0})
+    prefill["batches"] += 1
+    prefill["new_seqs"] += int(m[1])
+    prefill["new_tokens"] += int(m[2])
+    prefill["cached_tokens"] += int(m[3])
+    if (t := _INPUT_TPS.search(text)) is not None:
+        input_tps = float(t[1])
+        prefill["last_input_tps"] = input_tps
+        prefill["max_input_tps"] = max(prefill.get("max_input_tps", input_tps), input_tps)
+    _series_append(prefill, text)
+    return True
+
+
+# start-up lines: (regex, [(extra key, group, convert)]); a group that didn't match is left out
+_STARTUP = (
+    (_WEIGHTS, (("avail_mem_after_weights_gb", 1, float), ("weights_mem_gb", 2, float))),
+    (_WEIGHTS_BEGIN, (("avail_mem_before_weights_gb", 1, float),)),
+    (_POOL_END, (("avail_mem_after_kv_pool_gb", 1, float),)),
+    (_KV, (("kv_cache_tokens", 1, int), ("kv_k_gb", 2, float), ("kv_v_gb", 3, float))),
+    (_GRAPH, (("cuda_graph_ms", 1, seconds_to_ms), ("cuda_graph_mem_gb", 2, float),
+              ("avail_mem_after_cuda_graph_gb", 3, float))),
+    (_CAPACITY, (("max_total_num_tokens", 1, int), ("max_running_requests", 2, int), ("context_len", 3, int),
+                 ("available_gpu_mem_gb", 4, float))),
+)
+
+
+def _startup(text: str, extra: dict) -> bool:
+    """A start-up figure (the first one printed stays); the weights' progress bar is read but is no evidence."""
+    for regex, fields in _STARTUP:
+        if (m := regex.search(text)) is not None:
+            for key, group, convert in fields:
+                if m[group] is not None:
+                    extra.setdefault(key, convert(m[group]))
+            return True
+    if "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
+        extra["weights_progress_elapsed_ms"] = ms
+    return False
+
+
 class Parser(FamilyParser):
     NAME = NAME
 
@@ -84,56 +141,7 @@ class Parser(FamilyParser):
             self.evidence += 1
             return
         extra = self.runs.current["extra"]
-        hit = True
-        if (m := _DECODE.search(text)) is not None:
-            gen_tps = float(m[1])
-            decode = extra.setdefault("decode", {"batches": 0, "last_gen_tps": None, "max_gen_tps": gen_tps})
-            decode["batches"] += 1
-            decode["last_gen_tps"] = gen_tps
-            decode["max_gen_tps"] = max(decode["max_gen_tps"], gen_tps)
-            series = decode.setdefault("series", [])
-            if len(series) < SERIES_MAX:
-                series.append(_batch_fields(text))
-        elif (m := _PREFILL.search(text)) is not None:
-            prefill = extra.setdefault("prefill", {"batches": 0, "new_seqs": 0, "new_tokens": 0, "cached_tokens": 0})
-            prefill["batches"] += 1
-            prefill["new_seqs"] += int(m[1])
-            prefill["new_tokens"] += int(m[2])
-            prefill["cached_tokens"] += int(m[3])
-            if (t := _INPUT_TPS.search(text)) is not None:
-                input_tps = float(t[1])
-                prefill["last_input_tps"] = input_tps
-                prefill["max_input_tps"] = max(prefill.get("max_input_tps", input_tps), input_tps)
-            series = prefill.setdefault("series", [])
-            if len(series) < SERIES_MAX:
-                series.append(_batch_fields(text))
-        elif (m := _WEIGHTS.search(text)) is not None:
-            extra.setdefault("avail_mem_after_weights_gb", float(m[1]))
-            extra.setdefault("weights_mem_gb", float(m[2]))
-        elif (m := _WEIGHTS_BEGIN.search(text)) is not None:
-            extra.setdefault("avail_mem_before_weights_gb", float(m[1]))
-        elif (m := _POOL_END.search(text)) is not None:
-            extra.setdefault("avail_mem_after_kv_pool_gb", float(m[1]))
-        elif (m := _KV.search(text)) is not None:
-            extra.setdefault("kv_cache_tokens", int(m[1]))
-            extra.setdefault("kv_k_gb", float(m[2]))
-            extra.setdefault("kv_v_gb", float(m[3]))
-        elif (m := _GRAPH.search(text)) is not None:
-            extra.setdefault("cuda_graph_ms", seconds_to_ms(m[1]))
-            extra.setdefault("cuda_graph_mem_gb", float(m[2]))
-            if m[3] is not None:
-                extra.setdefault("avail_mem_after_cuda_graph_gb", float(m[3]))
-        elif (m := _CAPACITY.search(text)) is not None:
-            extra.setdefault("max_total_num_tokens", int(m[1]))
-            extra.setdefault("max_running_requests", int(m[2]))
-            extra.setdefault("context_len", int(m[3]))
-            if m[4] is not None:
-                extra.setdefault("available_gpu_mem_gb", float(m[4]))
-        elif "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
-            extra["weights_progress_elapsed_ms"] = ms
-            hit = False
-        else:
-            hit = False
+        hit = _batch(text, extra) or _startup(text, extra)
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
 
