@@ -142,61 +142,31 @@ def gpu_info(nvml_module=None) -> dict:
 
     No NVML (module missing, no driver): ``gpus`` is ``[]``, the other figures ``None`` and ``gpu_reason`` says
     why. ``nvml_module`` defaults to ``pynvml``; NVML init is reference-counted, so calling this while a sampler
-    holds NVML open costs no second initialisation.
+    holds NVML open costs no second initialisation. Every driver call goes through the samplers' choke point.
     """
     out = {"gpus": [], "gpu_count": None, "gpu_driver": None, "cuda_version": None, "gpu_reason": None,
            "unavailable": {}}
-    nv = nvml_module
-    if nv is None and _nvml.no_driver_here():
-        out["gpu_reason"] = _nvml.NOT_FOUND
-        return out
+    nv, reason = _nvml_opened(nvml_module)
     if nv is None:
-        try:
-            import pynvml as nv
-        except ImportError:
-            out["gpu_reason"] = "NVML: nvidia-ml-py is not installed (pip install nvidia-ml-py)"
-            return out
-    try:
-        nv.nvmlInit()
-    except Exception as e:
-        not_found = getattr(e, "value", None) == getattr(nv, "NVML_ERROR_LIBRARY_NOT_FOUND", object())
-        out["gpu_reason"] = (_nvml.NOT_FOUND if not_found
-                             else f"NVML: init failed: {e}")
+        out["gpu_reason"] = reason
         return out
-    unavailable = out["unavailable"]
+    nvml = _nvml._Nvml(nv, _nvml.ErrorLog("env"))
 
     def call(key: str, func: str, *args):
-        try:
-            return getattr(nv, func)(*args)
-        except Exception as e:
-            unavailable[key] = f"NVML {func}: {e}"
-            return None
+        value = nvml.call(func, *args, gpu=key, log=False)
+        if value is None:
+            out["unavailable"][key] = f"NVML {nvml.last_error}"
+        return value
 
     try:
-        driver = call("gpu_driver", "nvmlSystemGetDriverVersion")
-        out["gpu_driver"] = None if driver is None else _text(driver)
-        cuda = call("cuda_version", "nvmlSystemGetCudaDriverVersion")
-        out["cuda_version"] = None if cuda is None else _cuda_version(int(cuda))
-        count = call("gpu_count", "nvmlDeviceGetCount")
-        out["gpu_count"] = count
-        for i in range(count or 0):
-            handle = call(f"gpus[{i}]", "nvmlDeviceGetHandleByIndex", i)
-            if handle is None:
-                continue
-            name = call(f"gpus[{i}].name", "nvmlDeviceGetName", handle)
-            uuid = call(f"gpus[{i}].uuid", "nvmlDeviceGetUUID", handle)
-            memory = call(f"gpus[{i}].vram_total_mib", "nvmlDeviceGetMemoryInfo", handle)
-            cc = call(f"gpus[{i}].compute_capability", "nvmlDeviceGetCudaComputeCapability", handle)
-            out["gpus"].append({
-                "index": i,
-                "name": None if name is None else _text(name),
-                "uuid": None if uuid is None else _text(uuid),
-                "vram_total_mib": None if memory is None else round(memory.total / _MIB, 1),
-                "compute_capability": None if cc is None else f"{cc[0]}.{cc[1]}",
-            })
-        if count is None:
-            out["gpu_reason"] = unavailable["gpu_count"]
-        elif count == 0:
+        _system_info(out, call)
+        for i in range(out["gpu_count"] or 0):
+            gpu = _device_info(i, call)
+            if gpu is not None:
+                out["gpus"].append(gpu)
+        if out["gpu_count"] is None:
+            out["gpu_reason"] = out["unavailable"]["gpu_count"]
+        elif out["gpu_count"] == 0:
             out["gpu_reason"] = "NVML sees no GPU"
     finally:
         try:
@@ -204,6 +174,45 @@ def gpu_info(nvml_module=None) -> dict:
         except Exception:
             pass  # shutting down a session that works changes no figure
     return out
+
+
+def _nvml_opened(nvml_module) -> tuple:
+    """(an initialised NVML module, None), or (None, why there is none)."""
+    nv = nvml_module
+    if nv is None and _nvml.no_driver_here():
+        return None, _nvml.NOT_FOUND
+    if nv is None:
+        try:
+            import pynvml as nv
+        except ImportError:
+            return None, "NVML: nvidia-ml-py is not installed (pip install nvidia-ml-py)"
+    try:
+        nv.nvmlInit()
+    except Exception as e:
+        not_found = getattr(e, "value", None) == getattr(nv, "NVML_ERROR_LIBRARY_NOT_FOUND", object())
+        return None, _nvml.NOT_FOUND if not_found else f"NVML: init failed: {e}"
+    return nv, None
+
+
+def _system_info(out: dict, call) -> None:
+    driver = call("gpu_driver", "nvmlSystemGetDriverVersion")
+    out["gpu_driver"] = None if driver is None else _text(driver)
+    cuda = call("cuda_version", "nvmlSystemGetCudaDriverVersion")
+    out["cuda_version"] = None if cuda is None else _cuda_version(int(cuda))
+    out["gpu_count"] = call("gpu_count", "nvmlDeviceGetCount")
+
+
+def _device_info(i: int, call) -> Optional[dict]:
+    handle = call(f"gpus[{i}]", "nvmlDeviceGetHandleByIndex", i)
+    if handle is None:
+        return None
+    name = call(f"gpus[{i}].name", "nvmlDeviceGetName", handle)
+    uuid = call(f"gpus[{i}].uuid", "nvmlDeviceGetUUID", handle)
+    memory = call(f"gpus[{i}].vram_total_mib", "nvmlDeviceGetMemoryInfo", handle)
+    cc = call(f"gpus[{i}].compute_capability", "nvmlDeviceGetCudaComputeCapability", handle)
+    return {"index": i, "name": None if name is None else _text(name), "uuid": None if uuid is None else _text(uuid),
+            "vram_total_mib": None if memory is None else round(memory.total / _MIB, 1),
+            "compute_capability": None if cc is None else f"{cc[0]}.{cc[1]}"}
 
 
 # -- model files and their disk -------------------------------------------------------------------------------

@@ -96,15 +96,17 @@ class _Nvml:
         self._errors = errors
         self._permanent = {getattr(module, n, None) for n in _PERMANENT} - {None}
         self._dead: set[tuple[str, str]] = set()
+        self.last_error: Optional[str] = None  # "func: why" of the last call that failed
 
     def call(self, func: str, *args, gpu: str = "", log: bool = True):
         """``module.func(*args)``, or ``None`` when it fails (logged once per function and GPU unless
-        ``log`` is false: a probe whose failure only picks a fallback)."""
+        ``log`` is false: a probe whose failure only picks a fallback; ``last_error`` says why)."""
         if (func, gpu) in self._dead:
             return None
         fn = getattr(self.m, func, None)
         if fn is None:
             self._dead.add((func, gpu))
+            self.last_error = f"{func}: not in this nvidia-ml-py"
             self._errors.record(func, f"{func}: not in this nvidia-ml-py; its metric is not available")
             return None
         try:
@@ -112,6 +114,7 @@ class _Nvml:
         except Exception as e:
             if getattr(e, "value", None) in self._permanent:
                 self._dead.add((func, gpu))
+            self.last_error = f"{func}: {e}"
             if log:
                 self._errors.record(f"{func}({gpu})", f"{func}({gpu}): {e}")
             return None
