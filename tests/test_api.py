@@ -7,7 +7,8 @@ import sys
 
 from .conftest import ROOT, STANDIN, run_phasewrap
 
-API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "plot", "report",
+API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "env", "plot",
+       "report",
        "read_records", "RunRecords", "UsageError", "StartError", "GpuBusy", "__version__"]
 
 
@@ -95,7 +96,7 @@ def test_readme_library_examples_run(tmp):
         readme = fh.read()
     section = readme[readme.index("## Library"):readme.index("## The run record")]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     os.symlink(os.path.join(ROOT, "samples"), tmp / "samples")
     out = _python("\n".join(blocks), tmp)
     assert out.returncode == 0, out.stderr

@@ -11,7 +11,8 @@ phases, load steps, the record, framework parsers) → ``sources`` (a live run, 
 """
 __version__ = "0.1.0"
 
-__all__ = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "plot", "report",
+__all__ = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "env", "plot",
+           "report",
            "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy", "__version__"]
 

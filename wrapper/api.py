@@ -20,7 +20,8 @@ log = logging.getLogger("phasewrap")
 PathOrRecords = Union[str, os.PathLike, Sequence]
 EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
-__all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
+__all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "env", "plot",
+           "report", "read_records", "RunRecords",
            "UsageError", "StartError", "GpuBusy"]
 
 
@@ -336,6 +337,20 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
         raise UsageError(f"phasewrap analyze: {exc}") from None
     except ValueError as exc:  # a bad regex or profile, named by prepare()
         raise UsageError(f"phasewrap analyze: {exc}") from None
+
+
+def env(command: Sequence[str] = (), *, model_files: Sequence[str] = ()) -> dict:
+    """The environment a run of ``command`` would record (``env`` in the record), as ``phasewrap env`` prints
+    it: host, OS, CPU, memory, GPUs and driver, the model files and their disk, the executable's size, hash and
+    version (asked with the profile's version flag). No command: the machine alone (with ``model_files``)."""
+    from .measure.env import fingerprint
+    from .measure.pagecache import model_files as files_of
+    from .model import profiles
+
+    command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    profile = profiles.resolve("auto", command)[0] if command else None
+    files = files_of(command, list(model_files)) if command else list(model_files)
+    return fingerprint(command, files, profile.version_args if profile else ())
 
 
 def read_records(path: Union[str, os.PathLike]) -> list:

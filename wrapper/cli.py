@@ -425,13 +425,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from .measure.env import fingerprint
-    from .measure.pagecache import model_files
-
-    command = _command(args)
-    profile = profiles.resolve("auto", command)[0] if command else None
-    files = model_files(command, args.model_file) if command else list(args.model_file)
-    _out(jsonl.pretty(fingerprint(command, files, profile.version_args if profile else ())))
+    _out(jsonl.pretty(api.env(_command(args), model_files=args.model_file)))
     return 0
 
 
