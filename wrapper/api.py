@@ -9,6 +9,7 @@ so ``import wrapper`` stays cheap.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -85,107 +86,6 @@ def _check_seconds(name: str, value, allow_none: bool = True) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
-    from .present.export import csvlog
-    from .core.writer import OutputPathError, check_writable, show_path
-
-    for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
-        if path:
-            check_writable(option, path)
-    if csv and csv != "-" and os.path.isfile(csv):
-        with open(csv, "rb") as fh:
-            problem = csvlog.header_problem(fh.read(1 << 16))
-        if problem:
-            raise OutputPathError(f"--csv: {show_path(csv)} {problem}; give a new file name (nothing was appended)")
-    if capture_dir:
-        if os.path.exists(capture_dir) and not os.path.isdir(capture_dir):
-            raise OutputPathError(f"--capture: {capture_dir} is not a directory; give a directory")
-        try:
-            os.makedirs(capture_dir, exist_ok=True)
-        except OSError as exc:
-            raise OutputPathError(f"--capture: cannot create {capture_dir} ({exc.strerror}); choose another "
-                                  "directory") from None
-        if not os.access(capture_dir, os.W_OK):
-            raise OutputPathError(f"--capture: cannot write in {capture_dir} (permission denied)")
-
-
-def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> bool:
-    """Append the record to the JSONL and CSV files, each on its own; a failure is logged as an error.
-    Returns False when an output could not be written."""
-    from .present.export import csvlog
-    from .present.export import jsonl as jsonl_format
-    from .core.writer import OutputError, append_locked, show_path
-
-    ok = True
-    if jsonl:
-        try:
-            append_locked(jsonl, lambda _first: jsonl_format.line(record), "--jsonl")
-        except OutputError as exc:
-            log.error("%s", exc)
-            ok = False
-    if csv:
-        dropped: list = []
-
-        def make(first: Optional[str]) -> str:
-            text, lost = csvlog.render([record], first)
-            dropped.extend(lost)
-            return text
-
-        try:
-            append_locked(csv, make, "--csv")
-        except OutputError as exc:
-            log.error("%s", exc)
-            return False
-        if dropped:
-            log.warning("--csv: %s's header has no column for tag(s) %s; they are in the JSONL record only "
-                        "(start a new CSV file to get columns for them)", show_path(csv), ", ".join(dropped))
-    return ok
-
-
-def _fleet_outputs(session, jsonl: Optional[str], csv: Optional[str], capture_dir: Optional[str]):
-    """(jsonl path for a run_id, csv path for a run_id, capture directory to check, the one capture directory
-    or None when it differs per run) with the ``{host}``,
-    ``{shard}``, ``{sweep_id}``, ``{run_id}`` placeholders filled in; a ``{run_id}`` capture directory is
-    made per run through ``session.capture_dir_for``."""
-    from .method.fleet import capture_check_dir, expand, placeholders_in
-
-    info = session.fleet
-
-    def per_run(template: Optional[str]):
-        return lambda run_id: expand(template, info, run_id) if template else template
-
-    if capture_dir and placeholders_in(capture_dir):
-        template = expand(capture_dir, info, "{run_id}")
-
-        def capture_dir_for(run_id: str) -> str:
-            path = template.replace("{run_id}", run_id)
-            os.makedirs(path, exist_ok=True)
-            return path
-
-        session.capture_dir_for = capture_dir_for
-        fixed = None if "{run_id}" in template else template
-        return per_run(jsonl), per_run(csv), fixed or capture_check_dir(template), fixed
-    return per_run(jsonl), per_run(csv), capture_dir, capture_dir
-
-
-def _exporters(prom_textfile: Optional[str], mlflow: Optional[str], session) -> list:
-    """One callable per exporter asked for, each taking a finished record; checked before anything runs."""
-    out = []
-    if prom_textfile is not None:
-        from .present.export import prometheus
-
-        out.append(prometheus.Exporter(prom_textfile, session.fleet))
-    if mlflow is not None:
-        from .present.export import mlflow as mlflow_export
-
-        def capture_for(run_id: str) -> Optional[str]:
-            directory = session.capture_dir_for(run_id) if session.capture_dir_for else session.base.capture_dir
-            return os.path.join(directory, run_id + ".capture.jsonl") if directory else None
-
-        out.append(mlflow_export.Exporter(mlflow or None, capture_for=capture_for))
-    return out
-
-
 def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
     if gpu == "off":
         return
@@ -200,32 +100,13 @@ def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
     log.warning("other processes use the GPU (%s); timings are only comparable on an idle GPU", listing)
 
 
-def _plot_after_run(records: list, capture_dir: Optional[str], path: str) -> None:
-    from .core.writer import show_path
-    from .present.plot import PlotUnavailable, load_runs, timeline, views_from_records
-
-    inputs = [os.path.join(capture_dir, r["run_id"] + ".capture.jsonl") for r in records] if capture_dir else []
-    try:
-        timeline(load_runs(inputs) if inputs else views_from_records(records), path)
-        log.info("timeline written to %s", show_path(path))
-    except (PlotUnavailable, ValueError, OSError) as exc:
-        log.warning("--plot: %s", exc)
-
-
-def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Optional[str] = None, marks=None,
-        profile: str = "auto", runs: int = 1, warmup: int = 0, cold: bool = False, sweep=None, gpu: str = "auto",
-        cpu: str = "auto", interval: float = 0.1, capture_dir: Optional[str] = None, jsonl: Optional[str] = None,
-        csv: Optional[str] = None, require_idle_gpu: bool = False, timeout_s: Optional[float] = None,
-        quiet: bool = True, ready_stream: str = "any", first_token_stream: str = "any",
-        tags: Optional[Mapping[str, str]] = None, note: Optional[str] = None, pty: bool = False,
-        kill_grace_s: float = 5.0, drop_caches: bool = False, model_files: Sequence[str] = (),
-        fingerprint: bool = True, request: Optional[str] = None, max_tokens: Optional[int] = None,
-        api: str = "openai", url: Optional[str] = None, model: Optional[str] = None, plot: Optional[str] = None,
-        on_record: Optional[Callable[[dict], None]] = None,
-        on_progress: Optional[Callable[[str], None]] = None, shard: Optional[str] = None,
-        shards: Optional[int] = None, sweep_id: Optional[str] = None, prom_textfile: Optional[str] = None,
-        mlflow: Optional[str] = None) -> RunRecords:
+def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[dict], None]] = None,
+        on_progress: Optional[Callable[[str], None]] = None, **keywords) -> RunRecords:
     """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
+
+    ``options``: a ``RunOptions`` (``wrapper.model.options``: every ``phasewrap run`` option, declared once);
+    keywords set single fields of it (``run(cmd, ready="model loaded", runs=3)``); an unknown one is a
+    ``UsageError`` naming it.
 
     The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
     output is not passed through to this process's stdout/stderr. ``marks``: ``{name: regex}`` or
@@ -247,67 +128,91 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
     ``StartError`` when the command can't be started.
     """
-    from .derive.pipeline import RunConfig
-    from .method.session import SessionConfig, check, run_session
-
-    command = list(command[1:] if list(command[:1]) == ["--"] else command)
-    for name, value in (("runs", runs), ("warmup", warmup)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "runs" else 0):
-            raise UsageError(f"phasewrap run: {name} must be a whole number >= {1 if name == 'runs' else 0}, "
-                             f"got {value!r}")
-    _check_seconds("interval", interval, allow_none=False)
-    _check_seconds("timeout_s", timeout_s)
-    _check_seconds("kill_grace_s", kill_grace_s, allow_none=False)
-    base = RunConfig(command=command, profile=profile, ready=ready, ready_stream=ready_stream,
-                     first_token=first_token, first_token_stream=first_token_stream, marks=_marks(marks),
-                     tags={str(k): str(v) for k, v in (tags or {}).items()}, note=note, quiet=quiet, pty=pty,
-                     timeout_s=timeout_s, kill_grace_s=kill_grace_s, capture_dir=capture_dir, request=request,
-                     max_tokens=max_tokens, api=api, url=url, model=model)
-    session = SessionConfig(base=base, runs=runs, warmup=warmup, cold=cold, drop_caches=drop_caches,
-                            model_files=list(model_files), sweeps=_sweeps(sweep), fingerprint=fingerprint)
-    try:
-        prepared = check(session)
-    except ValueError as exc:
-        raise UsageError(f"phasewrap run: {exc}") from None
     from .method import fleet as _fleet
+    from .present.outputs import RunOutputs
 
-    session.items, session.fleet = _fleet.setup(shard, shards, sweep_id, len(prepared), runs)
-    jsonl_for, csv_for, capture_check, capture_dir = _fleet_outputs(session, jsonl, csv, capture_dir)
-    _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot)
-    exporters = _exporters(prom_textfile, mlflow, session)
+    opts = _run_options(options, keywords)
+    plan = _session_plan(command, opts)
+    prepared = _checked(plan)
+    items, fleet = _fleet.setup(opts.shard, opts.shards, opts.sweep_id, len(prepared), opts.runs)
+    outputs = RunOutputs(opts, fleet)
+    session = dataclasses.replace(plan, items=items, fleet=fleet, capture_dir_for=outputs.capture_dir_for)
     for warning in prepared[0].warnings:
         log.warning("%s", warning.text)
-    _refuse_or_warn_busy_gpu(gpu, require_idle_gpu)
-
-    unwritten: list = []
+    _refuse_or_warn_busy_gpu(opts.gpu, opts.require_idle_gpu)
 
     def finished(record: dict) -> None:
-        if not _append_outputs(record, jsonl_for(record["run_id"]), csv_for(record["run_id"])):
-            unwritten.append(record["run_id"])
-        for export in exporters:
-            export(record)
+        outputs.write(record)
         if on_record is not None:
             on_record(record)
 
-    from .measure.sampling import make_samplers
+    out = _run_guarded(session, prepared, opts, finished, on_progress or (lambda text: log.info("%s", text)))
+    out.unwritten = outputs.unwritten
+    outputs.plot_after(list(out))
+    if outputs.unwritten:
+        log.error("%d record(s) not written to every output (%s); see the errors above", len(outputs.unwritten),
+                  ", ".join(outputs.unwritten))
+        out.exit_status = out.exit_status or EXIT_OUTPUT
+    return out
 
+
+def _run_options(options, keywords: dict):
+    """The run's ``RunOptions`` from a given one and keywords; numbers checked as the CLI checks them."""
+    from .model.options import from_keywords
+
+    try:
+        opts = from_keywords(options, **keywords)
+    except TypeError as exc:
+        raise UsageError(f"phasewrap run: {exc}") from None
+    for name, value in (("runs", opts.runs), ("warmup", opts.warmup)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "runs" else 0):
+            raise UsageError(f"phasewrap run: {name} must be a whole number >= {1 if name == 'runs' else 0}, "
+                             f"got {value!r}")
+    _check_seconds("interval", opts.interval, allow_none=False)
+    _check_seconds("timeout_s", opts.timeout_s)
+    _check_seconds("kill_grace_s", opts.kill_grace_s, allow_none=False)
+    return opts
+
+
+def _session_plan(command: Sequence[str], opts):
+    """The session the options describe, before the fleet's shard and the outputs are known."""
+    from .derive.pipeline import RunConfig
+    from .method.session import SessionConfig
+
+    command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    base = RunConfig(command=command, profile=opts.profile, ready=opts.ready, ready_stream=opts.ready_stream,
+                     first_token=opts.first_token, first_token_stream=opts.first_token_stream,
+                     marks=_marks(opts.marks), tags={str(k): str(v) for k, v in (opts.tags or {}).items()},
+                     note=opts.note, quiet=opts.quiet, pty=opts.pty, timeout_s=opts.timeout_s,
+                     kill_grace_s=opts.kill_grace_s, capture_dir=opts.capture_dir, request=opts.request,
+                     max_tokens=opts.max_tokens, api=opts.api, url=opts.url, model=opts.model)
+    return SessionConfig(base=base, runs=opts.runs, warmup=opts.warmup, cold=opts.cold, drop_caches=opts.drop_caches,
+                         model_files=list(opts.model_files), sweeps=_sweeps(opts.sweep), fingerprint=opts.fingerprint)
+
+
+def _checked(session) -> list:
+    from .method.session import check
+
+    try:
+        return check(session)
+    except ValueError as exc:
+        raise UsageError(f"phasewrap run: {exc}") from None
+
+
+def _run_guarded(session, prepared: list, opts, finished, on_progress) -> RunRecords:
+    """The session's runs under one signal guard: a signal between two runs stops it (``stopped_by``)."""
+    from .measure.sampling import make_samplers
     from .measure.signals import SignalGuard
+    from .method.session import run_session
 
     with SignalGuard() as signals:
-        records, status = run_session(session, prepared, on_record=finished,
-                                      on_progress=on_progress or (lambda text: log.info("%s", text)),
-                                      make_samplers=lambda: make_samplers(gpu, cpu, interval), signals=signals)
+        records, status = run_session(session, prepared, on_record=finished, on_progress=on_progress,
+                                      make_samplers=lambda: make_samplers(opts.gpu, opts.cpu, opts.interval),
+                                      signals=signals)
     out = RunRecords(records)
     out.exit_status = status
     if signals.received is not None and (not records or records[-1]["status"] != "interrupted"):
         out.stopped_by = signals.received
-    out.unwritten = unwritten
-    if plot and records:
-        _plot_after_run(records, capture_dir, plot)
-    if unwritten:
-        log.error("%d record(s) not written to every output (%s); see the errors above", len(unwritten),
-                  ", ".join(unwritten))
-        out.exit_status = status or EXIT_OUTPUT
     return out
 
 

@@ -11,6 +11,8 @@ from typing import Optional, Sequence
 
 from . import __version__, api, validate
 from .model import profiles
+from .model.options import DEFAULTS, RunOptions
+from .model.options import NAMES as OPTION_NAMES
 from .errors import GpuBusy, StartError, UsageError
 from .present.export import csvlog, jsonl, summary
 from .core.writer import show_path
@@ -106,77 +108,109 @@ def _add_run(sub) -> None:
                          description="Launch CMD, pass its output through, timestamp it, and report "
                          "load / time to first token / decode.")
     _add_marker_options(run)
+    for add in (_add_output_options, _add_child_options, _add_method_options, _add_sampling_options,
+                _add_server_options, _add_fleet_options):
+        add(run)
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+# The flags below are the fields of model.options.RunOptions (dest = the field, default = its default).
+D = DEFAULTS
+
+
+def _add_output_options(run) -> None:
     out = run.add_argument_group("outputs")
     out.add_argument("--format", choices=("table", "json", "none"), default="table",
                      help="table: summary on stderr (default); json: the record on stdout after the run; none")
     out.add_argument("--jsonl", metavar="FILE", help="append the record as one JSON line (locked)")
     out.add_argument("--csv", metavar="FILE", help="append one measurement-log row (header written once)")
-    out.add_argument("--capture", metavar="DIR", help="write the timestamped raw output of each run to "
-                     "DIR/<run_id>.capture.jsonl as it arrives (for phasewrap analyze)")
-    out.add_argument("--tag", action="append", type=_key_value("--tag"), default=[], metavar="KEY=VALUE",
-                     help="label the run (quant=Q4_K_M, ctx=4096); repeatable; each tag is a CSV column")
+    out.add_argument("--capture", dest="capture_dir", metavar="DIR", help="write the timestamped raw output of "
+                     "each run to DIR/<run_id>.capture.jsonl as it arrives (for phasewrap analyze)")
+    out.add_argument("--tag", dest="tags", action="append", type=_key_value("--tag"), default=[],
+                     metavar="KEY=VALUE", help="label the run (quant=Q4_K_M, ctx=4096); repeatable; each tag is "
+                     "a CSV column")
     out.add_argument("--note", metavar="TEXT", help="free text stored with the record")
     out.add_argument("-q", "--quiet", action="store_true", help="don't pass the child's output through")
+
+
+def _add_child_options(run) -> None:
     ch = run.add_argument_group("child")
     ch.add_argument("--pty", action="store_true", help="give the child a pseudo-terminal on stdout (for "
                     "programs that block-buffer when piped)")
-    ch.add_argument("--timeout", type=validate.seconds("--timeout", validate.MAX_TIMEOUT_S), metavar="S", help="SIGTERM the child's process "
-                    "group after S seconds (SIGKILL after --kill-grace); status becomes timeout")
-    ch.add_argument("--kill-grace", type=validate.seconds("--kill-grace", validate.MAX_GRACE_S), default=5.0, metavar="S",
-                    help="seconds between SIGTERM and SIGKILL (default 5)")
+    ch.add_argument("--timeout", dest="timeout_s", type=validate.seconds("--timeout", validate.MAX_TIMEOUT_S),
+                    metavar="S", help="SIGTERM the child's process group after S seconds (SIGKILL after "
+                    "--kill-grace); status becomes timeout")
+    ch.add_argument("--kill-grace", dest="kill_grace_s", default=D["kill_grace_s"], metavar="S",
+                    type=validate.seconds("--kill-grace", validate.MAX_GRACE_S),
+                    help=f"seconds between SIGTERM and SIGKILL (default {D['kill_grace_s']:g})")
+
+
+def _add_method_options(run) -> None:
     me = run.add_argument_group("method: repeats, cold/warm, sweeps")
-    me.add_argument("-n", "--runs", type=_positive_int("--runs"), default=1, metavar="N",
+    me.add_argument("-n", "--runs", type=_positive_int("--runs"), default=D["runs"], metavar="N",
                     help="recorded runs per variant (3-5 recommended; statistics need >= 4 per side to "
                     "tell a difference from noise)")
-    me.add_argument("--warmup", type=_non_negative_int("--warmup"), default=0, metavar="N",
+    me.add_argument("--warmup", type=_non_negative_int("--warmup"), default=D["warmup"], metavar="N",
                     help="runs before the recorded ones, kept with warmup: true and left out of statistics")
     me.add_argument("--cold", action="store_true", help="evict the model files from the page cache before each "
                     "run (posix_fadvise DONTNEED; no root needed)")
     me.add_argument("--drop-caches", action="store_true", help="with --cold: drop the whole page cache via "
                     "/proc/sys/vm/drop_caches instead (root only)")
-    me.add_argument("--model-file", action="append", default=[], metavar="PATH",
+    me.add_argument("--model-file", dest="model_files", action="append", default=[], metavar="PATH",
                     help="a model file to label cold/warm and evict (default: found from -m/--model, file "
                     "arguments >= 1 MB, directories of *.gguf/*.safetensors); repeatable")
     me.add_argument("-L", "--sweep", action="append", default=[], metavar="NAME=v1,v2",
                     help="substitute each value for {NAME} in the command and tag the run NAME=value; repeatable "
                     "(every combination runs N times)")
     me.add_argument("--no-env", action="store_true", help="don't record the environment fingerprint")
-    me.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw the timeline of the run(s) (.png, .svg or .html; "
-                    "needs the plot extra and --capture for token ticks and samples)")
+    me.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw the timeline of "
+                    "the run(s) (.png, .svg or .html; needs the plot extra and --capture for token ticks and "
+                    "samples)")
+
+
+def _add_sampling_options(run) -> None:
     rs = run.add_argument_group("resource sampling (split by phase under \"resources\")")
-    rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default="auto",
+    rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default=D["gpu"],
                     help="GPU sampler: NVML (pynvml), `nvidia-smi dmon` (1 s resolution), auto = nvml, then dmon; "
                     "without a GPU the record says why (default auto)")
-    rs.add_argument("--cpu", choices=("auto", "psutil", "pidstat", "off"), default="auto",
+    rs.add_argument("--cpu", choices=("auto", "psutil", "pidstat", "off"), default=D["cpu"],
                     help="process-tree CPU/RSS/disk sampler: psutil, or `pidstat` (1 s resolution); default auto "
                     "= psutil. Use --cpu off to turn it off")
-    rs.add_argument("--interval", type=validate.seconds("--interval", validate.MAX_INTERVAL_S), default=0.1, metavar="S",
-                    help="seconds between samples of the in-process samplers (default 0.1)")
+    rs.add_argument("--interval", type=validate.seconds("--interval", validate.MAX_INTERVAL_S),
+                    default=D["interval"], metavar="S",
+                    help=f"seconds between samples of the in-process samplers (default {D['interval']:g})")
     rs.add_argument("--require-idle-gpu", action="store_true",
                     help="refuse to run when other processes use the GPU (default: warn)")
+
+
+def _add_server_options(run) -> None:
     sv = run.add_argument_group("servers (llama-server, vLLM, SGLang, ollama serve, any OpenAI-compatible server)")
     sv.add_argument("--request", metavar="PROMPT", help="once the server is ready, send one streaming completion "
                     "with this prompt, measure TTFT and decode from its events, then stop the server")
     sv.add_argument("--max-tokens", type=_positive_int("--max-tokens"), metavar="N",
                     help="tokens to generate for --request (default 128)")
-    sv.add_argument("--api", choices=("openai", "llama"), default="openai",
+    sv.add_argument("--api", choices=("openai", "llama"), default=D["api"],
                     help="openai: POST /v1/completions (default); llama: llama.cpp's POST /completion")
-    sv.add_argument("--url", metavar="URL", type=validate.url("--url"), help="server base URL (default: from --host/--port in the command, "
-                    "else the profile's default port on 127.0.0.1)")
-    sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from /v1/models)")
+    sv.add_argument("--url", metavar="URL", type=validate.url("--url"), help="server base URL (default: from "
+                    "--host/--port in the command, else the profile's default port on 127.0.0.1)")
+    sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from "
+                    "/v1/models)")
+
+
+def _add_fleet_options(run) -> None:
     fl = run.add_argument_group("beyond one machine (Slurm job arrays, Kubernetes Indexed Jobs; see phasewrap plan)")
-    fl.add_argument("--shard", metavar="I/N|auto", help="run only shard I of N of the plan (numbered from 0); auto: "
-                    "from SLURM_ARRAY_TASK_ID/_MIN/_MAX (or _COUNT), or JOB_COMPLETION_INDEX with --shards N")
+    fl.add_argument("--shard", metavar="I/N|auto", help="run only shard I of N of the plan (numbered from 0); "
+                    "auto: from SLURM_ARRAY_TASK_ID/_MIN/_MAX (or _COUNT), or JOB_COMPLETION_INDEX with --shards N")
     fl.add_argument("--shards", type=_positive_int("--shards"), metavar="N",
-                    help="number of shards (the Kubernetes Job's completions) for --shard auto; for plan: split into N")
+                    help="number of shards (the Kubernetes Job's completions) for --shard auto; for plan: split "
+                    "into N")
     fl.add_argument("--sweep-id", metavar="ID", help="name of the sweep in fleet.sweep_id (default: "
                     "SLURM_ARRAY_JOB_ID, the Job's JOB_NAME, else generated)")
-    fl.add_argument("--prom-textfile", metavar="DIR", help="write DIR/phasewrap.prom (atomically) for node_exporter's "
-                    "textfile collector: the last run per label set (needs phasewrap[prometheus])")
+    fl.add_argument("--prom-textfile", metavar="DIR", help="write DIR/phasewrap.prom (atomically) for "
+                    "node_exporter's textfile collector: the last run per label set (needs phasewrap[prometheus])")
     fl.add_argument("--mlflow", nargs="?", const="", metavar="TRACKING_URI", help="log a parent MLflow run per "
                     "sweep and a child run per record (default store: sqlite:///mlflow.db in the working "
                     "directory; needs phasewrap[mlflow])")
-    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
 
 
 def _add_plan(sub) -> None:
@@ -360,20 +394,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status if guard.received is None else 128 + guard.received
 
 
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    """The parsed flags as the library's ``RunOptions`` (the CLI passes the child's output through unless -q)."""
+    values = {name: getattr(args, name) for name in OPTION_NAMES if hasattr(args, name)}
+    values.update(marks=list(args.mark), tags=dict(args.tags), sweep=list(args.sweep),
+                  model_files=tuple(args.model_files), fingerprint=not args.no_env)
+    return RunOptions(**values)
+
+
 def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tuple, on_record) -> int:
     try:
-        records = api.run(
-            _command(args), ready=args.ready, first_token=args.first_token, marks=list(args.mark),
-            profile=args.profile, runs=args.runs, warmup=args.warmup, cold=args.cold, sweep=list(args.sweep),
-            gpu=args.gpu, cpu=args.cpu, interval=args.interval, capture_dir=args.capture, jsonl=args.jsonl,
-            csv=args.csv, require_idle_gpu=args.require_idle_gpu, timeout_s=args.timeout, quiet=args.quiet,
-            ready_stream=args.ready_stream, first_token_stream=args.first_token_stream, tags=dict(args.tag),
-            note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
-            model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
-            max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
-            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
-            shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
-            mlflow=args.mlflow)
+        records = api.run(_command(args), _run_options(args), on_record=on_record,
+                          on_progress=(lambda _m: None) if args.format == "none" else _err)
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY

@@ -1,0 +1,72 @@
+"""The options of ``phasewrap run``, declared once: the CLI builds its flags on these fields (their defaults are
+the CLI's defaults), the library's ``run(command, **options)`` takes them as keywords, and the session is
+configured from them. A new run option is one field here, one flag row in the CLI, and one line in the README.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+ANY_STREAM = "any"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    # markers and profiles (analyze takes these too)
+    profile: str = "auto"
+    ready: Optional[str] = None
+    ready_stream: str = ANY_STREAM
+    first_token: Optional[str] = None
+    first_token_stream: str = ANY_STREAM
+    marks: object = None                  # {name: regex} or [(name, regex[, stream])]
+    # outputs
+    jsonl: Optional[str] = None
+    csv: Optional[str] = None
+    capture_dir: Optional[str] = None
+    tags: object = None                   # {key: value}
+    note: Optional[str] = None
+    quiet: bool = True                    # the library's default; the CLI passes the child's output through
+    plot: Optional[str] = None
+    # the child
+    pty: bool = False
+    timeout_s: Optional[float] = None
+    kill_grace_s: float = 5.0
+    # the method: repeats, cold/warm, sweeps
+    runs: int = 1
+    warmup: int = 0
+    cold: bool = False
+    drop_caches: bool = False
+    model_files: tuple = ()
+    sweep: object = None                  # {name: [values]} or ["name=v1,v2"]
+    fingerprint: bool = True
+    # resource sampling
+    gpu: str = "auto"
+    cpu: str = "auto"
+    interval: float = 0.1
+    require_idle_gpu: bool = False
+    # servers
+    request: Optional[str] = None
+    max_tokens: Optional[int] = None
+    api: str = "openai"
+    url: Optional[str] = None
+    model: Optional[str] = None
+    # beyond one machine
+    shard: Optional[str] = None
+    shards: Optional[int] = None
+    sweep_id: Optional[str] = None
+    prom_textfile: Optional[str] = None
+    mlflow: Optional[str] = None
+
+
+NAMES = tuple(f.name for f in dataclasses.fields(RunOptions))
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunOptions)}
+
+
+def from_keywords(base: Optional[RunOptions] = None, **keywords) -> RunOptions:
+    """``base`` (default: all defaults) with ``keywords`` set; an unknown keyword raises ``TypeError`` naming
+    it and the known ones."""
+    unknown = sorted(set(keywords) - set(NAMES))
+    if unknown:
+        raise TypeError(f"unknown run option(s) {', '.join(unknown)}; known: {', '.join(NAMES)}")
+    return dataclasses.replace(base or RunOptions(), **keywords)
