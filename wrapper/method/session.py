@@ -95,13 +95,10 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
         with SignalGuard() as own:
             return run_session(cfg, prepared, make_samplers=make_samplers, on_record=on_record,
                                on_progress=on_progress, signals=own)
+    wanted = _wanted(cfg, len(prepared))
+    progress = _Progress(sum(cfg.warmup + len(items) for items in wanted.values()), on_progress)
     records: list = []
     status = 0
-    wanted: dict = {}
-    for item in cfg.items if cfg.items is not None else _fleet.plan(len(prepared), cfg.runs):
-        wanted.setdefault(item.variant, []).append(item)
-    total = sum(cfg.warmup + len(items) for items in wanted.values())
-    done = 0
     for variant, prep in enumerate(prepared):
         if variant not in wanted:
             continue
@@ -111,41 +108,71 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
             fingerprint = _env.fingerprint(prep.config.command, files, prep.profile.version_args,
                                            prompt=_prompt_of(prep))
         for i, item in enumerate([None] * cfg.warmup + wanted[variant]):
-            warmup = item is None
-            if cfg.cold and files:
-                if cfg.drop_caches:
-                    pagecache.drop_caches()
-                else:
-                    pagecache.evict(files)
-            cache = pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+            cache = _cache_before(cfg, files)
             signals.take()
             if signals.received is not None:  # between runs: stop here, keep what is recorded
                 return records, 128 + signals.received
-            done += 1
-            if total > 1:
-                tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
-                on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
-                            f"{' ' + tags if tags else ''}")
-            extra = {"cache": cache, "warmup": warmup,
-                     "repeat": {"index": i if warmup else item.repeat, "of": cfg.runs}}
-            if fingerprint is not None:
-                extra["env"] = fingerprint
-            if cfg.fleet is not None:
-                extra["fleet"] = {**cfg.fleet, "plan_index": None if warmup else item.index}
-            run_id = new_run_id()
-            if cfg.capture_dir_for is not None:
-                prep = dataclasses.replace(prep, config=dataclasses.replace(
-                    prep.config, capture_dir=cfg.capture_dir_for(run_id)))
-            record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id,
-                                     signals=signals)
+            progress.next(item is None, prep.config.tags)
+            record, status = _one_run(cfg, prep, make_samplers, signals, _extra(cfg, i, item, cache, fingerprint))
             records.append(record)
             on_record(record)
-            status = result.exit_status
-            if status == 0 and record["status"] == "failed":  # e.g. a --request that got no answer
-                status = 1
             if record["status"] == "interrupted":
                 return records, status
     signals.take()
     if signals.received is not None:  # came after the last run: still a request to stop
         return records, 128 + signals.received
     return records, status
+
+
+def _wanted(cfg: SessionConfig, variants: int) -> dict:
+    """The plan items to run (the shard's, else the whole plan), by variant."""
+    wanted: dict = {}
+    for item in cfg.items if cfg.items is not None else _fleet.plan(variants, cfg.runs):
+        wanted.setdefault(item.variant, []).append(item)
+    return wanted
+
+
+def _cache_before(cfg: SessionConfig, files: list) -> dict:
+    """Evict the model files first with --cold; then their page-cache residency (the run's cold/warm label)."""
+    if cfg.cold and files:
+        if cfg.drop_caches:
+            pagecache.drop_caches()
+        else:
+            pagecache.evict(files)
+    return pagecache.residency(files) if files else {"label": None, "reason": "no model files known"}
+
+
+def _extra(cfg: SessionConfig, i: int, item, cache: dict, fingerprint: Optional[dict]) -> dict:
+    """What the record carries beyond the run itself: cache state, warm-up, repeat, env, fleet."""
+    warmup = item is None
+    extra = {"cache": cache, "warmup": warmup, "repeat": {"index": i if warmup else item.repeat, "of": cfg.runs}}
+    if fingerprint is not None:
+        extra["env"] = fingerprint
+    if cfg.fleet is not None:
+        extra["fleet"] = {**cfg.fleet, "plan_index": None if warmup else item.index}
+    return extra
+
+
+def _one_run(cfg: SessionConfig, prep, make_samplers, signals, extra: dict) -> tuple[dict, int]:
+    """(record, exit status) of one run; a run that ended ``failed`` with exit 0 (a --request that got no
+    answer) exits 1."""
+    run_id = new_run_id()
+    if cfg.capture_dir_for is not None:
+        prep = dataclasses.replace(prep, config=dataclasses.replace(prep.config, capture_dir=cfg.capture_dir_for(run_id)))
+    record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id, signals=signals)
+    status = result.exit_status
+    return record, 1 if status == 0 and record["status"] == "failed" else status
+
+
+class _Progress:
+    """``phasewrap: run 3/10 (warm-up) ctx=512`` before each run of a session of several."""
+
+    def __init__(self, total: int, on_progress: Callable[[str], None]) -> None:
+        self.total, self.done, self._say = total, 0, on_progress
+
+    def next(self, warmup: bool, tags: dict) -> None:
+        self.done += 1
+        if self.total > 1:
+            text = " ".join(f"{k}={v}" for k, v in tags.items())
+            self._say(f"phasewrap: run {self.done}/{self.total}{' (warm-up)' if warmup else ''}"
+                      f"{' ' + text if text else ''}")

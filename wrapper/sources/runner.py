@@ -74,8 +74,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     cfg = prep.config
     run_id = run_id or new_run_id()
     tracker = tracker_for(prep)
-    framework = prep.profile.framework if not prep.candidates else None
-    feeder = LineFeeder(framework)
+    feeder = LineFeeder(prep.profile.framework if not prep.candidates else None)
     capture, capture_warning = _open_capture(cfg.capture_dir, run_id)
     request = None
     own_control = None
@@ -99,9 +98,9 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
         for sampler in samplers:
             sampler.start(pid)
 
-    opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s,
-                         kill_grace_s=cfg.kill_grace_s, drain_s=cfg.drain_s, env=cfg.env,
-                         out_fd=out_fd, err_fd=err_fd)
+    opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s, kill_grace_s=cfg.kill_grace_s,
+                         drain_s=cfg.drain_s, env=cfg.env, out_fd=out_fd, err_fd=err_fd)
+
     def on_line() -> None:  # a line ended during load: the samplers read their counters now, on their threads
         for sampler in samplers:
             sampler.notify("line")
@@ -121,12 +120,18 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             sampler.stop()
         if own_control is not None:
             own_control.close()
+    return _record_of(prep, tracker, feeder, result, run_id, extra, request, samplers, capture, capture_warning,
+                      pipeline.watcher), result
+
+
+def _record_of(prep: Prepared, tracker, feeder, result: LaunchResult, run_id: str, extra: Optional[dict], request,
+               samplers: Sequence, capture: Optional[CaptureWriter], capture_warning: Optional[str], watcher) -> dict:
+    """After the child: the facts of the run, its request's stream and samples, into the record (and the capture)."""
     if capture is not None:
         capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
                                "status": result.status, "signal": result.signal})
-    profile = detected_profile(prep, tracker)
     start, end = _start_end(result)
-    facts = facts_from(prep, profile, tracker, feeder.results(), run_id, start, end,
+    facts = facts_from(prep, detected_profile(prep, tracker), tracker, feeder.results(), run_id, start, end,
                        _live_warnings(prep, tracker, result))
     facts.carried = dict(extra or {})
     if request is not None:
@@ -144,11 +149,11 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     for text in (capture_warning, capture.failure if capture is not None else None):
         if text:
             facts.warnings.append(RunWarning("capture", text))
-    record = finish(facts, samples, infos, pipeline.watcher)
+    record = finish(facts, samples, infos, watcher)
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
-    return record, result
+    return record
 
 
 def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:
