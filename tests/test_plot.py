@@ -131,7 +131,7 @@ def test_missing_input_is_named(tmp_path):
 
 def test_disk_rate_comes_from_the_cumulative_counter():
     (run,) = plot.load_runs([TINY])
-    ((device, xs, ys),) = series._series(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
+    ((device, xs, ys),) = series.series_of(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
     assert device == "proc"
     # 50 MB read in each of the first three 250 ms intervals: 200 MB/s, then nothing
     assert ys[:6] == pytest.approx([200.0] * 6)
@@ -142,7 +142,7 @@ def test_disk_rate_comes_from_the_cumulative_counter():
 def test_one_source_per_metric_the_best_one():
     (run,) = plot.load_runs([TINY])
     run.samples.append(Sample(run.t0_ns, "dmon", "gpu0", {"gpu_util_pct": 55.0}))
-    ((_dev, _xs, ys),) = series._series(run, plot.PANELS[0].metrics[0], 1.0)
+    ((_dev, _xs, ys),) = series.series_of(run, plot.PANELS[0].metrics[0], 1.0)
     assert 55.0 not in ys and len(ys) == 12
 
 
@@ -187,7 +187,7 @@ def test_without_samples_the_note_says_where_they_come_from(tmp_path):
     no_samples = tmp_path / "none.capture.jsonl"
     no_samples.write_text("".join(line for line in open(TINY, encoding="utf-8") if '"sample"' not in line))
     assert plot.panel_plan(plot.load_runs([str(no_samples)])) == (
-        [], "not drawn: GPU utilization, VRAM, power, CPU, disk read (no resource samples in the capture)")
+        [], "not drawn: GPU utilization, VRAM, power, CPU, disk read (no resource samples taken)")
     records = write_jsonl(tmp_path / "r.jsonl", [record_of(TINY)])
     _drawn, note = plot.panel_plan(plot.load_runs([records]))
     assert note == ("not drawn: GPU utilization, VRAM, power, CPU, disk read "

@@ -84,11 +84,11 @@ def _check_seconds(name: str, value, allow_none: bool = True) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _check_outputs(jsonl, csv, capture_dir, plot) -> None:
+def _check_outputs(jsonl, csv, capture_dir, plot, trace=None) -> None:
     from .present.export import csvlog
     from .core.writer import OutputPathError, check_writable, show_path
 
-    for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
+    for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot), ("--trace", trace)):
         if path:
             check_writable(option, path)
     if csv and csv != "-" and os.path.isfile(csv):
@@ -199,16 +199,23 @@ def _refuse_or_warn_busy_gpu(gpu: str, require_idle_gpu: bool) -> None:
     log.warning("other processes use the GPU (%s); timings are only comparable on an idle GPU", listing)
 
 
-def _plot_after_run(records: list, capture_dir: Optional[str], path: str) -> None:
-    from .core.writer import show_path
-    from .present.plot import PlotUnavailable, load_runs, timeline, views_from_records
+def _draw_after_run(records: list, kept: list, plot: Optional[str], trace: Optional[str]) -> None:
+    """``--plot`` and ``--trace`` of the session's runs, from the chunk times and samples kept in memory."""
+    from .core.writer import show_path, write_file
+    from .present.plot import PlotUnavailable, timeline, views_from_records
 
-    inputs = [os.path.join(capture_dir, r["run_id"] + ".capture.jsonl") for r in records] if capture_dir else []
-    try:
-        timeline(load_runs(inputs) if inputs else views_from_records(records), path)
-        log.info("timeline written to %s", show_path(path))
-    except (PlotUnavailable, ValueError, OSError) as exc:
-        log.warning("--plot: %s", exc)
+    views = views_from_records(records, kept=kept)
+    if trace:
+        from .present.export.trace import serialize
+
+        write_file(trace, serialize(views), "--trace")
+        log.info("trace written to %s", show_path(trace))
+    if plot:
+        try:
+            timeline(views, plot)
+            log.info("timeline written to %s", show_path(plot))
+        except (PlotUnavailable, ValueError, OSError) as exc:
+            log.warning("--plot: %s", exc)
 
 
 def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Optional[str] = None, marks=None,
@@ -220,7 +227,7 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         kill_grace_s: float = 5.0, drop_caches: bool = False, model_files: Sequence[str] = (),
         fingerprint: bool = True, request: Optional[str] = None, max_tokens: Optional[int] = None,
         api: str = "openai", url: Optional[str] = None, model: Optional[str] = None, plot: Optional[str] = None,
-        on_record: Optional[Callable[[dict], None]] = None,
+        trace: Optional[str] = None, on_record: Optional[Callable[[dict], None]] = None,
         on_progress: Optional[Callable[[str], None]] = None, shard: Optional[str] = None,
         shards: Optional[int] = None, sweep_id: Optional[str] = None, prom_textfile: Optional[str] = None,
         mlflow: Optional[str] = None) -> RunRecords:
@@ -230,7 +237,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     output is not passed through to this process's stdout/stderr. ``marks``: ``{name: regex}`` or
     ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
     command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
-    interrupt never loses a finished run); ``plot`` draws the timeline afterwards. ``on_record(record)`` is
+    interrupt never loses a finished run); ``plot`` draws the timeline afterwards, ``trace`` writes the runs as a
+    Chrome trace-event / Perfetto JSON file. ``on_record(record)`` is
     called after each run, ``on_progress(text)`` before each of several runs.
 
     SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
@@ -272,7 +280,7 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
 
     session.items, session.fleet = _fleet.setup(shard, shards, sweep_id, len(prepared), runs)
     jsonl_for, csv_for, capture_check, capture_dir = _fleet_outputs(session, jsonl, csv, capture_dir)
-    _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot)
+    _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot, trace)
     exporters = _exporters(prom_textfile, mlflow, session)
     for warning in prepared[0].warnings:
         log.warning("%s", warning.text)
@@ -292,17 +300,19 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
 
     from .measure.signals import SignalGuard
 
+    kept: list = []
     with SignalGuard() as signals:
         records, status = run_session(session, prepared, on_record=finished,
                                       on_progress=on_progress or (lambda text: log.info("%s", text)),
-                                      make_samplers=lambda: make_samplers(gpu, cpu, interval), signals=signals)
+                                      make_samplers=lambda: make_samplers(gpu, cpu, interval), signals=signals,
+                                      keep=kept.append if plot or trace else None)
     out = RunRecords(records)
     out.exit_status = status
     if signals.received is not None and (not records or records[-1]["status"] != "interrupted"):
         out.stopped_by = signals.received
     out.unwritten = unwritten
-    if plot and records:
-        _plot_after_run(records, capture_dir, plot)
+    if (plot or trace) and records:
+        _draw_after_run(records, kept, plot, trace)
     if unwritten:
         log.error("%d record(s) not written to every output (%s); see the errors above", len(unwritten),
                   ", ".join(unwritten))
@@ -420,22 +430,30 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
 
 
 def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike], *,
-           by: Optional[str] = None) -> str:
+           by: Optional[str] = None, trace: Optional[str] = None) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
-    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top. Returns the
-    output path."""
+    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top; ``trace``: also
+    write the runs as a Chrome trace-event / Perfetto file. Returns the output path."""
     from .present.html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     inputs = [os.fspath(i) for i in inputs]
     sections = ()
+    if by == "host" or trace:
+        from .present.plot import load_runs
+
+        views = load_runs(inputs)
     if by == "host":
         from .method.byhost import table
         from .present.byhost import render_html
-        from .present.plot import load_runs
 
-        sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
+        sections = (render_html(table([v.record for v in views if v.record])),)
+    if trace:
+        from .core.writer import write_file
+        from .present.export.trace import serialize
+
+        write_file(os.fspath(trace), serialize(views), "--trace")
     return write_report(inputs, os.fspath(output), sections=sections)
 
 

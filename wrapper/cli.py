@@ -142,7 +142,9 @@ def _add_run(sub) -> None:
                     "(every combination runs N times)")
     me.add_argument("--no-env", action="store_true", help="don't record the environment fingerprint")
     me.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw the timeline of the run(s) (.png, .svg or .html; "
-                    "needs the plot extra and --capture for token ticks and samples)")
+                    "needs the plot extra): phases, tokens and the samples taken")
+    me.add_argument("--trace", metavar="FILE.json", help="also write the run(s) as a Chrome trace-event / Perfetto "
+                    "file (open it in ui.perfetto.dev or chrome://tracing)")
     rs = run.add_argument_group("resource sampling (split by phase under \"resources\")")
     rs.add_argument("--gpu", choices=("auto", "nvml", "dmon", "off"), default="auto",
                     help="GPU sampler: NVML (pynvml), `nvidia-smi dmon` (1 s resolution), auto = nvml, then dmon; "
@@ -280,6 +282,7 @@ def _add_report(sub) -> None:
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
     rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
+    rep.add_argument("--trace", metavar="FILE.json", help="also write the runs as a Chrome trace-event / Perfetto file")
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
@@ -371,7 +374,7 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
             note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
             model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
             max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
-            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
+            trace=args.trace, on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
             shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
             mlflow=args.mlflow)
     except GpuBusy as exc:
@@ -479,8 +482,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    api.report(args.inputs, args.output, by=args.by)
-    _err(f"phasewrap: wrote {show_path(args.output)}")
+    api.report(args.inputs, args.output, by=args.by, trace=args.trace)
+    for path in filter(None, (args.output, args.trace)):
+        _err(f"phasewrap: wrote {show_path(path)}")
     return 0
 
 

@@ -84,9 +84,10 @@ def check(cfg: SessionConfig) -> list:
 
 def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
                 on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
-                signals: Optional[SignalGuard] = None) -> tuple[list, int]:
+                signals: Optional[SignalGuard] = None, keep=None) -> tuple[list, int]:
     """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run, and
-    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then).
+    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then). ``keep``: passed to
+    ``runner.execute`` (each run's chunk times and samples, for ``--plot`` / ``--trace``).
 
     ``signals``: a ``SignalGuard`` already installed by the caller (so it covers what the caller does after
     the runs too); without one the session installs its own.
@@ -137,7 +138,7 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 prep = dataclasses.replace(prep, config=dataclasses.replace(
                     prep.config, capture_dir=cfg.capture_dir_for(run_id)))
             record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id,
-                                     signals=signals)
+                                     signals=signals, keep=keep)
             records.append(record)
             on_record(record)
             status = result.exit_status

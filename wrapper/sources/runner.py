@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from .capture import CaptureWriter
-from ..model.events import RunEnd, RunStart, RunWarning
+from ..model.events import Chunk, RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.markers import PhaseTracker
 from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
@@ -21,9 +22,21 @@ from ..model import profiles as _profiles
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 
-__all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
+__all__ = ["HTTP", "Kept", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 BURST_WINDOW_S = 0.1
 BURST_MIN_RUN_S = 1.0
+
+
+@dataclass
+class Kept:
+    """What a live run saw beside its record, kept in memory so pictures and traces drawn right after the
+    session (``run --plot``, ``--trace``) need no capture: the chunks' times and streams (not their bytes) and
+    the resource samples, on the run's monotonic clock (``t0_ns`` = launch)."""
+
+    run_id: str
+    t0_ns: int
+    chunks: list
+    samples: list
 
 
 def prepare(config: RunConfig) -> Prepared:
@@ -65,11 +78,12 @@ def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: st
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
             run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
             out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None,
-            signals=None) -> tuple[dict, LaunchResult]:
+            signals=None, keep: Optional[Callable[[Kept], None]] = None) -> tuple[dict, LaunchResult]:
     """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
 
     ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
-    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``).
+    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``). ``keep``: called
+    with the run's ``Kept`` stream once the record is made.
     """
     cfg = prep.config
     run_id = run_id or new_run_id()
@@ -107,8 +121,14 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             sampler.notify("line")
 
     pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
+    kept_chunks: list = []
+
+    def keeping(chunk: Chunk) -> None:
+        pipeline(chunk)
+        kept_chunks.append(Chunk(chunk.t_ns, chunk.stream, b""))  # times only: the bytes are the child's business
+
     try:
-        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, signals=signals,
+        result = launch(cfg.command, pipeline if keep is None else keeping, opts, on_start=on_start, control=control, signals=signals,
                         clock=clock)
     except StartError:
         if capture is not None:  # nothing ran: leave no empty capture behind
@@ -148,6 +168,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
+    if keep is not None:
+        keep(Kept(run_id, result.t0_ns, kept_chunks, samples))
     return record, result
 
 

@@ -15,14 +15,14 @@ from typing import Optional, Sequence
 from ...errors import UsageError
 from .page import html_page, png_data_uri
 from .runs import PHASE_BANDS, RunView, short_id
-from .series import Panel, _series, panel_plan
+from .series import Panel, panel_plan, series_of
 
 INSTALL_HINT = "pip install 'phasewrap[plot]'"
 FORMATS = ("png", "svg", "html")
-# One colour per run when several are drawn; none of them is a phase colour.
-RUN_COLOURS = ("#222222", "#d62728", "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+# One colour per run when several are drawn; none of them is a phase, step-kind or stall colour (red = stall).
+RUN_COLOURS = ("#222222", "#1f77b4", "#9467bd", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#393b79")
 LINE_STYLES = ("-", "--", ":", "-.")
-TITLE_CHARS = 70  # what fits left of the phase legend at the top
+TITLE_CHARS = 50  # what fits left of the phase legend at the top
 ROW_NOTE_CHARS = 100  # what fits right of a row's label
 CEILING_FAR = 2.5  # a ceiling this many times above the data's peak goes off scale, named in its legend
 STALL_COLOUR = "#e31a1c"  # stalls on the token ticks
@@ -88,7 +88,7 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
     ticks = view.token_times_s()
     if ticks:
         ax.vlines(ticks, 0.04, 0.32, color="black", lw=0.6)
-    elif not view.from_capture:
+    elif not view.has_stream:
         ax.text(0.0, 0.17, "token arrivals need a capture (run --capture DIR)", fontsize=7, color="grey",
                 va="center")
     total = view.phase_s("total_s")
@@ -100,19 +100,35 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
                 bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 0.5})
 
 
-# Load steps: a strip along the top of the load band, one colour per kind.
-STEP_KIND_COLOURS = {"disk": "#8c564b", "cpu-single": "#d62728", "cpu-multi": "#ff9896", "gpu-upload": "#9467bd",
-                     "gpu-compute": "#2ca02c", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+# Load steps: a strip along the top of the load band, one colour per kind (named in the figure's second legend);
+# none of them is red, which marks stalls. Dark ones carry white labels.
+STEP_KIND_COLOURS = {"disk": "#8c510a", "cpu-single": "#e6ab02", "cpu-multi": "#fee08b", "gpu-upload": "#7570b3",
+                     "gpu-compute": "#1b7837", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+DARK_STEP_KINDS = ("disk", "gpu-upload", "gpu-compute")
+UNKNOWN_KIND_COLOUR = STEP_KIND_COLOURS["unknown"]
 
 
 def _draw_load_steps(ax, view: RunView, x_max: float) -> None:
     for name, kind, start, end in view.load_steps():
-        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, "#f7f7f7"),
+        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, UNKNOWN_KIND_COLOUR),
                        edgecolor="black", lw=0.4)
         text = f"{name} ({kind})"
         if (end - start) / x_max > 0.006 * len(text):  # label only where it fits
             ax.text((start + end) / 2, 0.89, text, ha="center", va="center", fontsize=6, parse_math=False,
-                    color="white" if kind in ("disk", "cpu-single", "gpu-upload") else "black")
+                    color="white" if kind in DARK_STEP_KINDS else "black")
+
+
+def _step_kind_legend(fig, views: list[RunView]) -> None:
+    """A legend row naming the colour of each load-step kind the drawn runs have (none without steps)."""
+    from matplotlib.patches import Patch
+
+    kinds = list(dict.fromkeys(kind for view in views for _name, kind, _s, _e in view.load_steps()))
+    if not kinds:
+        return
+    handles = [Patch(facecolor=STEP_KIND_COLOURS.get(kind, UNKNOWN_KIND_COLOUR), edgecolor="black", lw=0.4,
+                     label=kind) for kind in kinds]
+    fig.legend(handles=handles, loc="outside lower right", ncols=len(handles), fontsize=7, frameon=False,
+               title="load-step kinds", title_fontsize=7, alignment="right")
 
 
 def _shade_phases(ax, view: RunView, colour: Optional[str]) -> None:
@@ -135,7 +151,7 @@ def _draw_panel(ax, panel: Panel, views: list[RunView]) -> None:
         run_colour = _run_colour(run_i, n_runs)
         _shade_phases(ax, view, run_colour)
         for metric in panel.metrics:
-            series = _series(view, metric, panel.scale)
+            series = series_of(view, metric, panel.scale)
             for dev_i, (device, xs, ys) in enumerate(series):
                 parts = [short_id(view.run_id)] if n_runs > 1 else []
                 parts += [device] if len(series) > 1 else []
@@ -199,6 +215,7 @@ def _timeline_figure(views: list[RunView]):
                Line2D([], [], color="black", lw=1.2, label="exit"),
                Line2D([], [], color="#444444", lw=0.9, ls="--", label="mark")]
     fig.legend(handles=legend, loc="outside upper right", ncols=len(legend), fontsize=7, frameon=False)
+    _step_kind_legend(fig, views)
     title = "phasewrap timeline"
     if len(views) == 1:
         title += ": " + _command_line((views[0].record or {}).get("command") or [], TITLE_CHARS)
