@@ -2,6 +2,7 @@ import copy
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
@@ -236,6 +237,26 @@ def test_compare_bars(tmp_path):
     assert plot.compare_bars_bytes(base, no_load, "png").startswith(PNG_SIGNATURE)
     with pytest.raises(ValueError, match="both sides need at least one record"):
         plot.compare_bars_bytes(base, [], "png")
+
+
+@needs_mpl
+def test_compare_bars_name_the_sides_and_mark_what_is_beyond_noise(tmp_path):
+    """The legend names each side by its tag set or file; each phase's change carries compare's verdict."""
+    from wrapper.method.compare import compare
+
+    cold = record_of(COLD)
+    base = [scaled(cold, f) for f in (1.0, 1.01, 0.99, 1.02)]
+    cand = [scaled(cold, f) for f in (0.5, 0.51, 0.49, 0.52)]
+    for r in cand:  # only load moved; the other phases keep the base's spread
+        r["phases"].update({k: v for k, v in scaled(cold, 1.0)["phases"].items() if k != "load_s"})
+    verdicts = {k: compare(base, cand)["phases"][k]["verdict"]["beyond_noise"] for k in ("load_s", "ttft_s")}
+    assert verdicts == {"load_s": True, "ttft_s": False}
+    svg = plot.compare_bars_bytes(base, cand, "svg", ("ngl=0", "ngl=99")).decode()
+    comments = [c.replace("\u2212", "-") for c in re.findall(r"<!-- (.*?) -->", svg, re.S)]  # each drawn text
+    assert "ngl=0 (n=4)" in comments and "ngl=99 (n=4)" in comments and "ngl=0 vs ngl=99: phase times" in comments
+    shown = "\n".join(comments)  # a text of two lines is two comments
+    assert shown.count("-50%\nbeyond noise") == 1 and shown.count("-1%\nwithin noise") == 3  # TTFT, decode, total
+    assert not any("candidate" in c or c.startswith("base") for c in comments)
 
 
 # ---- without matplotlib

@@ -369,6 +369,18 @@ def _records_of(given: PathOrRecords) -> list:
     return out
 
 
+def _side_label(given, tags: Optional[Mapping[str, str]], default: str) -> str:
+    """How a picture names a side: its tag filter (``ttft=0.3``), else its file's name, else ``default``."""
+    if tags:
+        return " ".join(f"{k}={v}" for k, v in tags.items())
+    if isinstance(given, (str, os.PathLike)):
+        from .core.safe import one_line
+        from .core.writer import show_path
+
+        return one_line(show_path(os.path.basename(os.fspath(given))))
+    return default
+
+
 def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
             base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
             plot: Optional[str] = None) -> dict:
@@ -396,8 +408,10 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
     result = compare_records(base_records, cand_records)
     if plot:
         from .present.plot import PlotUnavailable, compare_bars
+        labels = (_side_label(base, base_tags, "base"), _side_label(cand if cand is not None else base, cand_tags,
+                                                                     "candidate"))
         try:
-            compare_bars(base_records, cand_records, plot)
+            compare_bars(base_records, cand_records, plot, labels)
         except (PlotUnavailable, ValueError) as exc:
             log.warning("--plot: %s", exc)
     return result
@@ -425,7 +439,8 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
     if compare:
         if len(inputs) != 2:
             raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
-        return compare_bars(read_records(inputs[0]), read_records(inputs[1]), output)
+        return compare_bars(read_records(inputs[0]), read_records(inputs[1]), output,
+                            (_side_label(inputs[0], None, "base"), _side_label(inputs[1], None, "candidate")))
     return timeline(load_runs(inputs), output)
 
 

@@ -255,6 +255,9 @@ def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
 
 
 COMPARED_PHASES = (("load", "load_s"), ("TTFT", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
+LABEL_CHARS = 40  # a side's label (its file or tag set) in the legend and title
+NOISE_COLOURS = {True: "black", False: "#777777", None: "#777777"}
+NOISE_WORDS = {True: "beyond noise", False: "within noise", None: "no verdict"}
 
 
 def _stats(records: Sequence[dict], key: str) -> Optional[tuple[float, float, float]]:
@@ -265,23 +268,22 @@ def _stats(records: Sequence[dict], key: str) -> Optional[tuple[float, float, fl
     return statistics.median(values), min(values), max(values)
 
 
-def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict], fmt: str = "png",
-                       labels: tuple[str, str] = ("base", "candidate")) -> bytes:
-    """Per-phase bars, base beside candidate: the median, whiskers from min to max, the change in %."""
-    fmt = _check_format(fmt)
-    Figure = _figure_class()
-    sides = ((labels[0], list(base_records), "#9e9e9e"), (labels[1], list(cand_records), "#3b75af"))
-    if not sides[0][1] or not sides[1][1]:
-        raise UsageError("compare_bars: both sides need at least one record")
-    fig = Figure(figsize=(8, 4.2), layout="constrained")
-    ax = fig.subplots()
-    width = 0.38
+def _compared(records: Sequence[dict], pool: Optional[str]) -> list[dict]:
+    """The records ``compare`` used for a side: ok, no warm-up, in the page-cache pool it chose."""
+    from ...sources import records_io
+
+    return next((group for key, group in records_io.group(records).items()
+                 if records_io.describe_key(key) == pool), [])
+
+
+def _draw_sides(ax, sides, width: float) -> list[float]:
+    """The bars of both sides with min–max whiskers and the median written on top; returns each phase's top."""
     tops = [0.0] * len(COMPARED_PHASES)
     for side_i, (label, records, colour) in enumerate(sides):
         xs = [i + (side_i - 0.5) * width for i in range(len(COMPARED_PHASES))]
         stats = [_stats(records, key) for _name, key in COMPARED_PHASES]
         ax.bar(xs, [0 if st is None else st[0] for st in stats], width * 0.95, color=colour,
-               label=f"{label} (n={len(records)})")
+               label=f"{_cut(label, LABEL_CHARS)} (n={len(records)})")
         for i, (x, st) in enumerate(zip(xs, stats)):
             if st is None:
                 ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
@@ -291,18 +293,41 @@ def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict
             ax.annotate(f"{med:.2f}", (x, hi), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
                         fontsize=7)
             tops[i] = max(tops[i], hi)
-    y_max = max(tops + [1e-3]) * 1.25
+    return tops
+
+
+def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict], fmt: str = "png",
+                       labels: tuple[str, str] = ("base", "candidate")) -> bytes:
+    """Per-phase bars, base beside candidate, each side labelled (its file or tag set): the median, whiskers
+    from min to max, and the change in % with ``compare``'s verdict under it (bold: beyond noise)."""
+    from ...method.compare import compare
+
+    fmt = _check_format(fmt)
+    Figure = _figure_class()
+    if not base_records or not cand_records:
+        raise UsageError("compare_bars: both sides need at least one record")
+    result = compare(base_records, cand_records)
+    sides = ((labels[0], _compared(base_records, result["pool"]["base"]), "#9e9e9e"),
+             (labels[1], _compared(cand_records, result["pool"]["cand"]), "#3b75af"))
+    fig = Figure(figsize=(8, 4.4), layout="constrained")
+    ax = fig.subplots()
+    tops = _draw_sides(ax, sides, 0.38)
+    y_max = max(tops + [1e-3]) * 1.35
     for i, (_name, key) in enumerate(COMPARED_PHASES):
-        base, cand = _stats(sides[0][1], key), _stats(sides[1][1], key)
-        if base and cand and base[0]:
-            ax.text(i, tops[i] + 0.07 * y_max, f"{(cand[0] - base[0]) / base[0]:+.0%}", ha="center", va="bottom",
-                    fontsize=8, fontweight="bold")
+        row = result["phases"][key]
+        if row["ratio"] is None:
+            continue
+        beyond = row["verdict"]["beyond_noise"]
+        ax.text(i, tops[i] + 0.06 * y_max, f"{row['ratio'] - 1:+.0%}\n{NOISE_WORDS[beyond]}", ha="center",
+                va="bottom", fontsize=8 if beyond else 7, fontweight="bold" if beyond else "normal",
+                color=NOISE_COLOURS[beyond], linespacing=1.1)
     ax.set_xticks(range(len(COMPARED_PHASES)), [name for name, _ in COMPARED_PHASES])
     ax.set_ylabel("seconds (median; whiskers min–max)", fontsize=8)
     ax.set_ylim(0, y_max)
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(f"{labels[0]} vs {labels[1]}: phase times", fontsize=10, loc="left", parse_math=False)
+    title = f"{_cut(labels[0], LABEL_CHARS)} vs {_cut(labels[1], LABEL_CHARS)}: phase times"
+    ax.set_title(title, fontsize=10, loc="left", parse_math=False)
+    fig.supxlabel("runs that ended ok, no warm-ups, one page-cache state; noise: Mann-Whitney U p < 0.05 with "
+                  "3+ runs a side, else ranges apart", fontsize=7, color="grey")
     return _figure_bytes(fig, fmt, f"phasewrap: {labels[0]} vs {labels[1]}")
-
-
