@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
+from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, STANDIN, needs_mpl, run_phasewrap
 
 from wrapper.errors import UsageError
 from wrapper.model.events import Sample
@@ -299,3 +299,18 @@ def test_stalls_are_marked_on_the_token_ticks(tmp_path):
     spans = sorted((round(p.get_extents().x0, 6), round(p.get_extents().x1, 6)) for p in marks.get_paths())
     assert spans == [(0.2, 0.5), (0.8, 0.9)]
     assert "stall" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+@needs_mpl
+def test_run_plot_draws_the_samples_and_tokens_of_the_live_session(tmp_path):
+    """`run --plot` without --capture: the CPU and disk panels and the token ticks come from what the session
+    kept in memory, not from a capture."""
+    out = tmp_path / "live.svg"
+    proc = run_phasewrap(["run", "-q", "--format", "none", "--ready", "model loaded", "--gpu", "off", "--plot",
+                          str(out), "--"] + STANDIN + ["--load-s", "0.3", "--ttft-s", "0.1", "--tokens", "6"])
+    assert proc.returncode == 0, proc.stderr
+    assert b"timeline written to" in proc.stderr
+    drawn = re.findall(r"<!-- (.*?) -->", out.read_text(), re.S)
+    assert "CPU %" in drawn and "disk read MB/s" in drawn
+    assert not [t for t in drawn if "need a capture" in t]
+    assert sum(1 for t in drawn if t.startswith("not drawn:")) == 1  # GPU panels: the GPU sampler is off
