@@ -122,13 +122,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
 
     pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
     kept_chunks: list = []
-
-    def keeping(chunk: Chunk) -> None:
-        pipeline(chunk)
-        kept_chunks.append(Chunk(chunk.t_ns, chunk.stream, b""))  # times only: the bytes are the child's business
-
     try:
-        result = launch(cfg.command, pipeline if keep is None else keeping, opts, on_start=on_start, control=control, signals=signals,
+        result = launch(cfg.command, pipeline if keep is None else _keeping(pipeline, kept_chunks), opts, on_start=on_start, control=control, signals=signals,
                         clock=clock)
     except StartError:
         if capture is not None:  # nothing ran: leave no empty capture behind
@@ -171,6 +166,15 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     if keep is not None:
         keep(Kept(run_id, result.t0_ns, kept_chunks, samples))
     return record, result
+
+
+def _keeping(consumer: Consumer, into: list) -> Callable[[Chunk], None]:
+    """``consumer`` that also keeps each chunk's time and stream in ``into`` (not its bytes: only the pictures'
+    token ticks and the trace's instants need them)."""
+    def feed(chunk: Chunk) -> None:
+        consumer(chunk)
+        into.append(Chunk(chunk.t_ns, chunk.stream, b""))
+    return feed
 
 
 def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:
