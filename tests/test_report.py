@@ -157,3 +157,31 @@ def test_a_record_without_tokens_per_s_still_renders(tmp_path, monkeypatch):
     line = next(t for t in page.text if t.startswith("tokens: "))
     assert line.endswith(f"{record['ms_per_token']:.2f} ms/token")
     assert page.tables[0][1][-1] == "n/a"
+
+
+def headline_text(text: str) -> str:
+    start = text.index('<div class="headline" id="headline">')
+    return html.unescape(re.sub(r"<[^>]+>", "", text[start:text.index("</div>", start)]))
+
+
+def test_the_headline_names_the_dominant_phase_its_share_and_the_first_finding(tmp_path, monkeypatch):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    from wrapper.method.diagnose import diagnose
+
+    record = json.loads(open(COLD).read().splitlines()[-1])["record"]
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    text, _page = render(tmp_path, [str(path)])
+    first = diagnose([record])[0]
+    assert headline_text(text) == (f"\nload dominates: 25.492 s, 77% of the total\n{first.bottleneck}: "
+                                   f"{first.statement}next: {first.next_step}\n")
+    assert "efficiency" not in headline_text(text)  # records from before the hardware floors: nothing said
+    record["limits"] = {"load": {"efficiency": 0.42}}
+    failed = dict(record, run_id="20261130T000000Z-failed", status="failed", exit_code=1)
+    path.write_text(json.dumps(record) + "\n" + json.dumps(failed) + "\n")
+    text, _page = render(tmp_path, [str(path)])
+    assert headline_text(text).startswith("\n1 of 2 runs did not end ok: failed (exit 1); their phases are not in "
+                                          "the figures below\nload dominates: 25.492 s, 77% of the total · "
+                                          "efficiency 42% of what the hardware allows\n")
