@@ -1,4 +1,3 @@
-import base64
 import html
 import importlib
 import json

@@ -9,7 +9,6 @@ screen: text wraps, wide tables scroll inside their own box, the timeline scales
 from __future__ import annotations
 
 import html
-import json
 from typing import Optional, Sequence
 
 from ..core.writer import show_path, write_file
