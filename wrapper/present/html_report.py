@@ -30,7 +30,6 @@ STYLE = (
     ".headline p{margin:.3em 0}.lead{font-size:1.25em}"
     ".bar{display:flex;height:1.4em;border:1px solid #999;margin:.4em 0;max-width:40em}"
     ".bar span{display:block;overflow:hidden;white-space:nowrap;font-size:.8em;line-height:1.75em;padding-left:2px}"
-    "svg.timeline{display:block;width:100%;height:auto}"
     "ol.findings li{margin-bottom:.4em}.next{color:#333}"
 )
 TIMED_KEYS = [p.key for p in phases.TIMED]
@@ -435,7 +434,7 @@ def _timeline(views: Sequence[RunView]) -> str:
         svg = timeline_bytes(views, "svg")
     except PlotUnavailable as exc:
         return f'<p class="na">timeline not drawn: {_e(exc)}</p>\n'
-    return f'<figure id="timeline" style="margin:1em 0">{inline_svg(svg, "timeline of the runs")}</figure>\n'
+    return f'<figure id="timeline" style="margin:1em 0">{inline_svg(svg, "timeline of the runs", "timeline")}</figure>\n'
 
 
 def report_html(views: Sequence[RunView], inputs: Sequence[str] = (), sections: Sequence[str] = ()) -> str:

@@ -1,4 +1,4 @@
-"""Drawing: runs → image bytes (PNG, SVG, or an HTML page with the PNG), no file I/O.
+"""Drawing: runs → image bytes (PNG, SVG, or an HTML page with the SVG inline), no file I/O.
 
 matplotlib is optional (``pip install 'phasewrap[plot]'``); it is imported only when a picture is drawn, and only
 through ``matplotlib.figure.Figure``, so no global pyplot state or interactive backend is ever touched. Text from
@@ -6,14 +6,13 @@ the child (marker texts, commands, tags) is drawn with ``parse_math=False``: a `
 """
 from __future__ import annotations
 
-import html
 import io
 import os
 import statistics
 from typing import Optional, Sequence
 
 from ...errors import UsageError
-from .page import html_page, png_data_uri
+from .page import html_page, inline_svg
 from .runs import PHASE_BANDS, RunView, short_id
 from .series import Panel, panel_plan, series_of
 
@@ -53,10 +52,10 @@ def _check_format(fmt: str) -> str:
 
 def _figure_bytes(fig, fmt: str, title: str) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg" if fmt == "svg" else "png", dpi=110)
+    fig.savefig(buf, format="png" if fmt == "png" else "svg", dpi=110)
     data = buf.getvalue()
-    if fmt == "html":
-        return html_page(title, f'<img alt="{html.escape(title)}" src="{png_data_uri(data)}">').encode("utf-8")
+    if fmt == "html":  # inline SVG: sharp at any width, text stays text-sized when zoomed
+        return html_page(title, inline_svg(data, title)).encode("utf-8")
     return data
 
 
@@ -240,7 +239,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
-    """The timeline of ``runs`` as PNG, SVG or HTML (a page with the PNG embedded) bytes.
+    """The timeline of ``runs`` as PNG, SVG or HTML (a page with the SVG inline) bytes.
 
     Each run is a row of phase bands (load, TTFT, decode), token arrivals as ticks, named marks as dashed
     lines and its exit as a solid line; below, panels sharing the time axis for GPU utilization, VRAM,
