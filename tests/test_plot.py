@@ -2,13 +2,14 @@ import copy
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, needs_mpl
+from tests.conftest import PLOT_COLD, PLOT_TINY, PLOT_WARM, STANDIN, needs_mpl, run_phasewrap
 
 from wrapper.errors import UsageError
 from wrapper.model.events import Sample
@@ -131,7 +132,7 @@ def test_missing_input_is_named(tmp_path):
 
 def test_disk_rate_comes_from_the_cumulative_counter():
     (run,) = plot.load_runs([TINY])
-    ((device, xs, ys),) = series._series(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
+    ((device, xs, ys),) = series.series_of(run, plot.PANELS[4].metrics[0], plot.PANELS[4].scale)
     assert device == "proc"
     # 50 MB read in each of the first three 250 ms intervals: 200 MB/s, then nothing
     assert ys[:6] == pytest.approx([200.0] * 6)
@@ -142,7 +143,7 @@ def test_disk_rate_comes_from_the_cumulative_counter():
 def test_one_source_per_metric_the_best_one():
     (run,) = plot.load_runs([TINY])
     run.samples.append(Sample(run.t0_ns, "dmon", "gpu0", {"gpu_util_pct": 55.0}))
-    ((_dev, _xs, ys),) = series._series(run, plot.PANELS[0].metrics[0], 1.0)
+    ((_dev, _xs, ys),) = series.series_of(run, plot.PANELS[0].metrics[0], 1.0)
     assert 55.0 not in ys and len(ys) == 12
 
 
@@ -157,7 +158,7 @@ def test_timeline_png_svg_html(tmp_path):
     svg = plot.timeline(runs, str(tmp_path / "t.svg"))
     assert ET.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
     page = open(plot.timeline(runs, str(tmp_path / "t.html")), encoding="utf-8").read()
-    assert page.startswith("<!DOCTYPE html>") and 'src="data:image/png;base64,' in page
+    assert page.startswith("<!DOCTYPE html>") and '<svg viewBox="' in page and 'role="img"' in page
     assert "<script" not in page and "http://" not in page and "https://" not in page
 
 
@@ -187,7 +188,7 @@ def test_without_samples_the_note_says_where_they_come_from(tmp_path):
     no_samples = tmp_path / "none.capture.jsonl"
     no_samples.write_text("".join(line for line in open(TINY, encoding="utf-8") if '"sample"' not in line))
     assert plot.panel_plan(plot.load_runs([str(no_samples)])) == (
-        [], "not drawn: GPU utilization, VRAM, power, CPU, disk read (no resource samples in the capture)")
+        [], "not drawn: GPU utilization, VRAM, power, CPU, disk read (no resource samples taken)")
     records = write_jsonl(tmp_path / "r.jsonl", [record_of(TINY)])
     _drawn, note = plot.panel_plan(plot.load_runs([records]))
     assert note == ("not drawn: GPU utilization, VRAM, power, CPU, disk read "
@@ -238,6 +239,26 @@ def test_compare_bars(tmp_path):
         plot.compare_bars_bytes(base, [], "png")
 
 
+@needs_mpl
+def test_compare_bars_name_the_sides_and_mark_what_is_beyond_noise(tmp_path):
+    """The legend names each side by its tag set or file; each phase's change carries compare's verdict."""
+    from wrapper.method.compare import compare
+
+    cold = record_of(COLD)
+    base = [scaled(cold, f) for f in (1.0, 1.01, 0.99, 1.02)]
+    cand = [scaled(cold, f) for f in (0.5, 0.51, 0.49, 0.52)]
+    for r in cand:  # only load moved; the other phases keep the base's spread
+        r["phases"].update({k: v for k, v in scaled(cold, 1.0)["phases"].items() if k != "load_s"})
+    verdicts = {k: compare(base, cand)["phases"][k]["verdict"]["beyond_noise"] for k in ("load_s", "ttft_s")}
+    assert verdicts == {"load_s": True, "ttft_s": False}
+    svg = plot.compare_bars_bytes(base, cand, "svg", ("ngl=0", "ngl=99")).decode()
+    comments = [c.replace("\u2212", "-") for c in re.findall(r"<!-- (.*?) -->", svg, re.S)]  # each drawn text
+    assert "ngl=0 (n=4)" in comments and "ngl=99 (n=4)" in comments and "ngl=0 vs ngl=99: phase times" in comments
+    shown = "\n".join(comments)  # a text of two lines is two comments
+    assert shown.count("-50%\nbeyond noise") == 1 and shown.count("-1%\nwithin noise") == 3  # TTFT, decode, total
+    assert not any("candidate" in c or c.startswith("base") for c in comments)
+
+
 # ---- without matplotlib
 
 
@@ -278,3 +299,18 @@ def test_stalls_are_marked_on_the_token_ticks(tmp_path):
     spans = sorted((round(p.get_extents().x0, 6), round(p.get_extents().x1, 6)) for p in marks.get_paths())
     assert spans == [(0.2, 0.5), (0.8, 0.9)]
     assert "stall" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+@needs_mpl
+def test_run_plot_draws_the_samples_and_tokens_of_the_live_session(tmp_path):
+    """`run --plot` without --capture: the CPU and disk panels and the token ticks come from what the session
+    kept in memory, not from a capture."""
+    out = tmp_path / "live.svg"
+    proc = run_phasewrap(["run", "-q", "--format", "none", "--ready", "model loaded", "--gpu", "off", "--plot",
+                          str(out), "--"] + STANDIN + ["--load-s", "0.3", "--ttft-s", "0.1", "--tokens", "6"])
+    assert proc.returncode == 0, proc.stderr
+    assert b"timeline written to" in proc.stderr
+    drawn = re.findall(r"<!-- (.*?) -->", out.read_text(), re.S)
+    assert "CPU %" in drawn and "disk read MB/s" in drawn
+    assert not [t for t in drawn if "need a capture" in t]
+    assert sum(1 for t in drawn if t.startswith("not drawn:")) == 1  # GPU panels: the GPU sampler is off

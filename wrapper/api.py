@@ -112,7 +112,8 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     output is not passed through to this process's stdout/stderr. ``marks``: ``{name: regex}`` or
     ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
     command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
-    interrupt never loses a finished run); ``plot`` draws the timeline afterwards. ``on_record(record)`` is
+    interrupt never loses a finished run); ``plot`` draws the timeline afterwards, ``trace`` writes the runs as a
+    Chrome trace-event / Perfetto JSON file. ``on_record(record)`` is
     called after each run, ``on_progress(text)`` before each of several runs.
 
     SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
@@ -146,9 +147,10 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
         if on_record is not None:
             on_record(record)
 
-    out = _run_guarded(session, prepared, opts, finished, on_progress or (lambda text: log.info("%s", text)))
+    kept: list = []
+    out = _run_guarded(session, prepared, opts, finished, on_progress or (lambda text: log.info("%s", text)), kept)
     out.unwritten = outputs.unwritten
-    outputs.plot_after(list(out))
+    outputs.draw_after(list(out), kept)
     if outputs.unwritten:
         log.error("%d record(s) not written to every output (%s); see the errors above", len(outputs.unwritten),
                   ", ".join(outputs.unwritten))
@@ -199,8 +201,9 @@ def _checked(session) -> list:
         raise UsageError(f"phasewrap run: {exc}") from None
 
 
-def _run_guarded(session, prepared: list, opts, finished, on_progress) -> RunRecords:
-    """The session's runs under one signal guard: a signal between two runs stops it (``stopped_by``)."""
+def _run_guarded(session, prepared: list, opts, finished, on_progress, kept: list) -> RunRecords:
+    """The session's runs under one signal guard: a signal between two runs stops it (``stopped_by``).
+    ``kept``: gets each run's chunk times and samples when ``--plot`` / ``--trace`` will draw them."""
     from .measure.sampling import make_samplers
     from .measure.signals import SignalGuard
     from .method.session import run_session
@@ -208,7 +211,7 @@ def _run_guarded(session, prepared: list, opts, finished, on_progress) -> RunRec
     with SignalGuard() as signals:
         records, status = run_session(session, prepared, on_record=finished, on_progress=on_progress,
                                       make_samplers=lambda: make_samplers(opts.gpu, opts.cpu, opts.interval),
-                                      signals=signals)
+                                      signals=signals, keep=kept.append if opts.plot or opts.trace else None)
     out = RunRecords(records)
     out.exit_status = status
     if signals.received is not None and (not records or records[-1]["status"] != "interrupted"):
@@ -281,6 +284,18 @@ def _records_of(given: PathOrRecords) -> list:
     return out
 
 
+def _side_label(given, tags: Optional[Mapping[str, str]], default: str) -> str:
+    """How a picture names a side: its tag filter (``ttft=0.3``), else its file's name, else ``default``."""
+    if tags:
+        return " ".join(f"{k}={v}" for k, v in tags.items())
+    if isinstance(given, (str, os.PathLike)):
+        from .core.safe import one_line
+        from .core.writer import show_path
+
+        return one_line(show_path(os.path.basename(os.fspath(given))))
+    return default
+
+
 def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
             base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
             plot: Optional[str] = None) -> dict:
@@ -308,8 +323,10 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
     result = compare_records(base_records, cand_records)
     if plot:
         from .present.plot import PlotUnavailable, compare_bars
+        labels = (_side_label(base, base_tags, "base"), _side_label(cand if cand is not None else base, cand_tags,
+                                                                     "candidate"))
         try:
-            compare_bars(base_records, cand_records, plot)
+            compare_bars(base_records, cand_records, plot, labels)
         except (PlotUnavailable, ValueError) as exc:
             log.warning("--plot: %s", exc)
     return result
@@ -337,27 +354,36 @@ def plot(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLi
     if compare:
         if len(inputs) != 2:
             raise UsageError("phasewrap plot --compare: give exactly two record files, BASE and CAND")
-        return compare_bars(read_records(inputs[0]), read_records(inputs[1]), output)
+        return compare_bars(read_records(inputs[0]), read_records(inputs[1]), output,
+                            (_side_label(inputs[0], None, "base"), _side_label(inputs[1], None, "candidate")))
     return timeline(load_runs(inputs), output)
 
 
 def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.PathLike], *,
-           by: Optional[str] = None) -> str:
+           by: Optional[str] = None, trace: Optional[str] = None) -> str:
     """One self-contained HTML page for the runs in ``inputs`` (captures, capture directories, records files):
-    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top. Returns the
-    output path."""
+    tables, diagnosis, environment and the timeline. ``by="host"`` adds the by-host table on top; ``trace``: also
+    write the runs as a Chrome trace-event / Perfetto file. Returns the output path."""
     from .present.html_report import write_report
 
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     inputs = [os.fspath(i) for i in inputs]
     sections = ()
+    if by == "host" or trace:
+        from .present.plot import load_runs
+
+        views = load_runs(inputs)
     if by == "host":
         from .method.byhost import table
         from .present.byhost import render_html
-        from .present.plot import load_runs
 
-        sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
+        sections = (render_html(table([v.record for v in views if v.record])),)
+    if trace:
+        from .core.writer import write_file
+        from .present.export.trace import serialize
+
+        write_file(os.fspath(trace), serialize(views), "--trace")
     return write_report(inputs, os.fspath(output), sections=sections)
 
 

@@ -164,8 +164,9 @@ def _add_method_options(run) -> None:
                     "(every combination runs N times)")
     me.add_argument("--no-env", action="store_true", help="don't record the environment fingerprint")
     me.add_argument("--plot", metavar="FILE", type=validate.picture("--plot"), help="also draw the timeline of "
-                    "the run(s) (.png, .svg or .html; needs the plot extra and --capture for token ticks and "
-                    "samples)")
+                    "the run(s) (.png, .svg or .html; needs the plot extra): phases, tokens and the samples taken")
+    me.add_argument("--trace", metavar="FILE.json", help="also write the run(s) as a Chrome trace-event / Perfetto "
+                    "file (open it in ui.perfetto.dev or chrome://tracing)")
 
 
 def _add_sampling_options(run) -> None:
@@ -314,6 +315,7 @@ def _add_report(sub) -> None:
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
     rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
     rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
+    rep.add_argument("--trace", metavar="FILE.json", help="also write the runs as a Chrome trace-event / Perfetto file")
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
@@ -505,8 +507,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    api.report(args.inputs, args.output, by=args.by)
-    _err(f"phasewrap: wrote {show_path(args.output)}")
+    api.report(args.inputs, args.output, by=args.by, trace=args.trace)
+    for path in filter(None, (args.output, args.trace)):
+        _err(f"phasewrap: wrote {show_path(path)}")
     return 0
 
 

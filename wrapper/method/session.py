@@ -84,9 +84,10 @@ def check(cfg: SessionConfig) -> list:
 
 def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[], list],
                 on_record: Callable[[dict], None], on_progress: Callable[[str], None] = lambda _m: None,
-                signals: Optional[SignalGuard] = None) -> tuple[list, int]:
+                signals: Optional[SignalGuard] = None, keep=None) -> tuple[list, int]:
     """Run every variant; returns (records, exit status of the last run). Stops after an interrupted run, and
-    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then).
+    at a SIGINT/SIGTERM/SIGHUP that comes between runs (exit status 128+N then). ``keep``: passed to
+    ``runner.execute`` (each run's chunk times and samples, for ``--plot`` / ``--trace``).
 
     ``signals``: a ``SignalGuard`` already installed by the caller (so it covers what the caller does after
     the runs too); without one the session installs its own.
@@ -113,7 +114,8 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
             if signals.received is not None:  # between runs: stop here, keep what is recorded
                 return records, 128 + signals.received
             progress.next(item is None, prep.config.tags)
-            record, status = _one_run(cfg, prep, make_samplers, signals, _extra(cfg, i, item, cache, fingerprint))
+            record, status = _one_run(cfg, prep, make_samplers, signals, _extra(cfg, i, item, cache, fingerprint),
+                                      keep)
             records.append(record)
             on_record(record)
             if record["status"] == "interrupted":
@@ -153,13 +155,13 @@ def _extra(cfg: SessionConfig, i: int, item, cache: dict, fingerprint: Optional[
     return extra
 
 
-def _one_run(cfg: SessionConfig, prep, make_samplers, signals, extra: dict) -> tuple[dict, int]:
+def _one_run(cfg: SessionConfig, prep, make_samplers, signals, extra: dict, keep=None) -> tuple[dict, int]:
     """(record, exit status) of one run; a run that ended ``failed`` with exit 0 (a --request that got no
     answer) exits 1."""
     run_id = new_run_id()
     if cfg.capture_dir_for is not None:
         prep = dataclasses.replace(prep, config=dataclasses.replace(prep.config, capture_dir=cfg.capture_dir_for(run_id)))
-    record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id, signals=signals)
+    record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id, signals=signals, keep=keep)
     status = result.exit_status
     return record, 1 if status == 0 and record["status"] == "failed" else status
 

@@ -28,6 +28,7 @@ class RunOptions:
     note: Optional[str] = None
     quiet: bool = True                    # the library's default; the CLI passes the child's output through
     plot: Optional[str] = None
+    trace: Optional[str] = None           # a Chrome trace-event / Perfetto JSON file of the runs
     # the child
     pty: bool = False
     timeout_s: Optional[float] = None

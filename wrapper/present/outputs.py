@@ -28,7 +28,7 @@ class RunOutputs:
         self.capture_dir_for: Optional[Callable[[str], str]] = None  # a {run_id} capture folder: made per run
         self.capture_dir = options.capture_dir  # the one capture folder, None when it differs per run
         capture_check = self._capture_templates(options.capture_dir)
-        self._check(self.jsonl_for("RUN_ID"), self.csv_for("RUN_ID"), capture_check, options.plot)
+        self._check(self.jsonl_for("RUN_ID"), self.csv_for("RUN_ID"), capture_check, options.plot, options.trace)
         self._exporters = self._make_exporters()
 
     # -- paths --------------------------------------------------------------------------------------------
@@ -65,10 +65,11 @@ class RunOutputs:
     # -- before the first run -----------------------------------------------------------------------------
 
     @staticmethod
-    def _check(jsonl: Optional[str], csv: Optional[str], capture_dir: Optional[str], plot: Optional[str]) -> None:
+    def _check(jsonl: Optional[str], csv: Optional[str], capture_dir: Optional[str], plot: Optional[str],
+               trace: Optional[str]) -> None:
         from .export import csvlog
 
-        for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot)):
+        for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot), ("--trace", trace)):
             if path:
                 check_writable(option, path)
         if csv and csv != "-" and os.path.isfile(csv):
@@ -144,20 +145,29 @@ class RunOutputs:
 
     # -- after the last run -------------------------------------------------------------------------------
 
-    def plot_after(self, records: list) -> None:
-        """``--plot``: the timeline of the runs (from their captures when there are, else their records)."""
-        path = self._options.plot
-        if not (path and records):
+    def draw_after(self, records: list, kept: list) -> None:
+        """``--trace`` and ``--plot`` of the runs, from the chunk times and samples the session kept in memory."""
+        plot, trace = self._options.plot, self._options.trace
+        if not (records and (plot or trace)):
             return
-        from .plot import PlotUnavailable, load_runs, timeline, views_from_records
+        from ..core.writer import write_file
+        from .plot import PlotUnavailable, timeline, views_from_records
 
-        captures = [self.capture_of(r["run_id"]) for r in records]
-        try:
-            views = load_runs(captures) if all(captures) else views_from_records(records)
-            timeline(views, path)
-            log.info("timeline written to %s", show_path(path))
-        except (PlotUnavailable, ValueError, OSError) as exc:
-            log.warning("--plot: %s", exc)
+        views = views_from_records(records, kept=kept)
+        if trace:
+            from .export.trace import serialize
+
+            try:
+                write_file(trace, serialize(views), "--trace")
+                log.info("trace written to %s", show_path(trace))
+            except OutputError as exc:
+                log.error("%s", exc)
+        if plot:
+            try:
+                timeline(views, plot)
+                log.info("timeline written to %s", show_path(plot))
+            except (PlotUnavailable, ValueError, OSError) as exc:
+                log.warning("--plot: %s", exc)
 
 
 def _check_capture_dir(capture_dir: str) -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from .capture import CaptureWriter
-from ..model.events import RunEnd, RunStart, RunWarning
+from ..model.events import Chunk, RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.markers import PhaseTracker
 from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
@@ -21,9 +22,21 @@ from ..model import profiles as _profiles
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 
-__all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
+__all__ = ["HTTP", "Kept", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 BURST_WINDOW_S = 0.1
 BURST_MIN_RUN_S = 1.0
+
+
+@dataclass
+class Kept:
+    """What a live run saw beside its record, kept in memory so pictures and traces drawn right after the
+    session (``run --plot``, ``--trace``) need no capture: the chunks' times and streams (not their bytes) and
+    the resource samples, on the run's monotonic clock (``t0_ns`` = launch)."""
+
+    run_id: str
+    t0_ns: int
+    chunks: list
+    samples: list
 
 
 def prepare(config: RunConfig) -> Prepared:
@@ -46,6 +59,8 @@ def request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clo
     return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
                          discover_model=profile.discover_model and config.model is None and config.api == "openai",
                          on_done=on_done, clock=clock)
+
+
 def new_run_id(wall_s: Optional[float] = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
     return f"{stamp}-{os.urandom(3).hex()}"
@@ -65,11 +80,12 @@ def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: st
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
             run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
             out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None,
-            signals=None) -> tuple[dict, LaunchResult]:
+            signals=None, keep: Optional[Callable[[Kept], None]] = None) -> tuple[dict, LaunchResult]:
     """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
 
     ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
-    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``).
+    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``). ``keep``: called
+    with the run's ``Kept`` stream once the record is made.
     """
     cfg = prep.config
     run_id = run_id or new_run_id()
@@ -106,9 +122,10 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             sampler.notify("line")
 
     pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
+    kept_chunks: list = []
     try:
-        result = launch(cfg.command, pipeline, opts, on_start=on_start, control=control, signals=signals,
-                        clock=clock)
+        result = launch(cfg.command, pipeline if keep is None else _keeping(pipeline, kept_chunks), opts,
+                        on_start=on_start, control=control, signals=signals, clock=clock)
     except StartError:
         if capture is not None:  # nothing ran: leave no empty capture behind
             capture.close()
@@ -120,13 +137,18 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             sampler.stop()
         if own_control is not None:
             own_control.close()
-    return _record_of(prep, tracker, feeder, result, run_id, extra, request, samplers, capture, capture_warning,
-                      pipeline.watcher), result
+    record, samples = _record_of(prep, tracker, feeder, result, run_id, extra, request, samplers, capture,
+                                 capture_warning, pipeline.watcher)
+    if keep is not None:
+        keep(Kept(run_id, result.t0_ns, kept_chunks, samples))
+    return record, result
 
 
 def _record_of(prep: Prepared, tracker, feeder, result: LaunchResult, run_id: str, extra: Optional[dict], request,
-               samplers: Sequence, capture: Optional[CaptureWriter], capture_warning: Optional[str], watcher) -> dict:
-    """After the child: the facts of the run, its request's stream and samples, into the record (and the capture)."""
+               samplers: Sequence, capture: Optional[CaptureWriter], capture_warning: Optional[str],
+               watcher) -> tuple[dict, list]:
+    """After the child: the facts of the run, its request's stream and samples, into the record (and the capture);
+    (record, samples)."""
     if capture is not None:
         capture.event("exit", {"t_ns": result.exit_ns - result.t0_ns, "exit_code": result.exit_status,
                                "status": result.status, "signal": result.signal})
@@ -153,7 +175,16 @@ def _record_of(prep: Prepared, tracker, feeder, result: LaunchResult, run_id: st
     if capture is not None:
         capture.event("record", {"record": record})
         capture.close()
-    return record
+    return record, samples
+
+
+def _keeping(consumer: Consumer, into: list) -> Callable[[Chunk], None]:
+    """``consumer`` that also keeps each chunk's time and stream in ``into`` (not its bytes: only the pictures'
+    token ticks and the trace's instants need them)."""
+    def feed(chunk: Chunk) -> None:
+        consumer(chunk)
+        into.append(Chunk(chunk.t_ns, chunk.stream, b""))
+    return feed
 
 
 def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[CaptureWriter], Optional[str]]:

@@ -10,10 +10,10 @@ Five rooms, data flowing one way:
 """
 from .draw import PlotUnavailable, compare_bars_bytes, timeline_bytes
 from .files import compare_bars, format_of, timeline
-from .page import html_page, png_data_uri
+from .page import html_page, inline_svg
 from .runs import PlotInputError, RunView, ascii_bar, load_runs, short_id, views_from_records
 from .series import PANELS, panel_plan
 
 __all__ = ["PlotUnavailable", "PlotInputError", "RunView", "PANELS", "ascii_bar", "compare_bars",
-           "compare_bars_bytes", "format_of", "html_page", "load_runs", "panel_plan", "png_data_uri", "short_id",
+           "compare_bars_bytes", "format_of", "html_page", "inline_svg", "load_runs", "panel_plan", "short_id",
            "timeline", "timeline_bytes", "views_from_records"]

@@ -1,4 +1,4 @@
-"""Drawing: runs → image bytes (PNG, SVG, or an HTML page with the PNG), no file I/O.
+"""Drawing: runs → image bytes (PNG, SVG, or an HTML page with the SVG inline), no file I/O.
 
 matplotlib is optional (``pip install 'phasewrap[plot]'``); it is imported only when a picture is drawn, and only
 through ``matplotlib.figure.Figure``, so no global pyplot state or interactive backend is ever touched. Text from
@@ -6,7 +6,6 @@ the child (marker texts, commands, tags) is drawn with ``parse_math=False``: a `
 """
 from __future__ import annotations
 
-import html
 import io
 import os
 import statistics
@@ -14,16 +13,16 @@ from typing import Optional, Sequence
 
 from ...errors import UsageError
 from ...model import phases as phase_table
-from .page import html_page, png_data_uri
+from .page import html_page, inline_svg
 from .runs import PHASE_BANDS, RunView, short_id
-from .series import Panel, _series, panel_plan
+from .series import Panel, panel_plan, series_of
 
 INSTALL_HINT = "pip install 'phasewrap[plot]'"
 FORMATS = ("png", "svg", "html")
-# One colour per run when several are drawn; none of them is a phase colour.
-RUN_COLOURS = ("#222222", "#d62728", "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+# One colour per run when several are drawn; none of them is a phase, step-kind or stall colour (red = stall).
+RUN_COLOURS = ("#222222", "#1f77b4", "#9467bd", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#393b79")
 LINE_STYLES = ("-", "--", ":", "-.")
-TITLE_CHARS = 70  # what fits left of the phase legend at the top
+TITLE_CHARS = 50  # what fits left of the phase legend at the top
 ROW_NOTE_CHARS = 100  # what fits right of a row's label
 CEILING_FAR = 2.5  # a ceiling this many times above the data's peak goes off scale, named in its legend
 STALL_COLOUR = "#e31a1c"  # stalls on the token ticks
@@ -54,10 +53,10 @@ def _check_format(fmt: str) -> str:
 
 def _figure_bytes(fig, fmt: str, title: str) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg" if fmt == "svg" else "png", dpi=110)
+    fig.savefig(buf, format="png" if fmt == "png" else "svg", dpi=110)
     data = buf.getvalue()
-    if fmt == "html":
-        return html_page(title, f'<img alt="{html.escape(title)}" src="{png_data_uri(data)}">').encode("utf-8")
+    if fmt == "html":  # inline SVG: sharp at any width, text stays text-sized when zoomed
+        return html_page(title, inline_svg(data, title)).encode("utf-8")
     return data
 
 
@@ -89,7 +88,7 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
     ticks = view.token_times_s()
     if ticks:
         ax.vlines(ticks, 0.04, 0.32, color="black", lw=0.6)
-    elif not view.from_capture:
+    elif not view.has_stream:
         ax.text(0.0, 0.17, "token arrivals need a capture (run --capture DIR)", fontsize=7, color="grey",
                 va="center")
     total = view.phase_s("total_s")
@@ -101,19 +100,35 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
                 bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 0.5})
 
 
-# Load steps: a strip along the top of the load band, one colour per kind.
-STEP_KIND_COLOURS = {"disk": "#8c564b", "cpu-single": "#d62728", "cpu-multi": "#ff9896", "gpu-upload": "#9467bd",
-                     "gpu-compute": "#2ca02c", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+# Load steps: a strip along the top of the load band, one colour per kind (named in the figure's second legend);
+# none of them is red, which marks stalls. Dark ones carry white labels.
+STEP_KIND_COLOURS = {"disk": "#8c510a", "cpu-single": "#e6ab02", "cpu-multi": "#fee08b", "gpu-upload": "#7570b3",
+                     "gpu-compute": "#1b7837", "wait": "#c7c7c7", "unknown": "#f7f7f7"}
+DARK_STEP_KINDS = ("disk", "gpu-upload", "gpu-compute")
+UNKNOWN_KIND_COLOUR = STEP_KIND_COLOURS["unknown"]
 
 
 def _draw_load_steps(ax, view: RunView, x_max: float) -> None:
     for name, kind, start, end in view.load_steps():
-        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, "#f7f7f7"),
+        ax.broken_barh([(start, end - start)], (0.78, 0.22), facecolors=STEP_KIND_COLOURS.get(kind, UNKNOWN_KIND_COLOUR),
                        edgecolor="black", lw=0.4)
         text = f"{name} ({kind})"
         if (end - start) / x_max > 0.006 * len(text):  # label only where it fits
             ax.text((start + end) / 2, 0.89, text, ha="center", va="center", fontsize=6, parse_math=False,
-                    color="white" if kind in ("disk", "cpu-single", "gpu-upload") else "black")
+                    color="white" if kind in DARK_STEP_KINDS else "black")
+
+
+def _step_kind_legend(fig, views: list[RunView]) -> None:
+    """A legend row naming the colour of each load-step kind the drawn runs have (none without steps)."""
+    from matplotlib.patches import Patch
+
+    kinds = list(dict.fromkeys(kind for view in views for _name, kind, _s, _e in view.load_steps()))
+    if not kinds:
+        return
+    handles = [Patch(facecolor=STEP_KIND_COLOURS.get(kind, UNKNOWN_KIND_COLOUR), edgecolor="black", lw=0.4,
+                     label=kind) for kind in kinds]
+    fig.legend(handles=handles, loc="outside lower right", ncols=len(handles), fontsize=7, frameon=False,
+               title="load-step kinds", title_fontsize=7, alignment="right")
 
 
 def _shade_phases(ax, view: RunView, colour: Optional[str]) -> None:
@@ -136,7 +151,7 @@ def _draw_panel(ax, panel: Panel, views: list[RunView]) -> None:
         run_colour = _run_colour(run_i, n_runs)
         _shade_phases(ax, view, run_colour)
         for metric in panel.metrics:
-            series = _series(view, metric, panel.scale)
+            series = series_of(view, metric, panel.scale)
             for dev_i, (device, xs, ys) in enumerate(series):
                 parts = [short_id(view.run_id)] if n_runs > 1 else []
                 parts += [device] if len(series) > 1 else []
@@ -200,6 +215,7 @@ def _timeline_figure(views: list[RunView]):
                Line2D([], [], color="black", lw=1.2, label="exit"),
                Line2D([], [], color="#444444", lw=0.9, ls="--", label="mark")]
     fig.legend(handles=legend, loc="outside upper right", ncols=len(legend), fontsize=7, frameon=False)
+    _step_kind_legend(fig, views)
     title = "phasewrap timeline"
     if len(views) == 1:
         title += ": " + _command_line((views[0].record or {}).get("command") or [], TITLE_CHARS)
@@ -224,7 +240,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
-    """The timeline of ``runs`` as PNG, SVG or HTML (a page with the PNG embedded) bytes.
+    """The timeline of ``runs`` as PNG, SVG or HTML (a page with the SVG inline) bytes.
 
     Each run is a row of phase bands (load, TTFT, decode), token arrivals as ticks, named marks as dashed
     lines and its exit as a solid line; below, panels sharing the time axis for GPU utilization, VRAM,
@@ -239,6 +255,9 @@ def timeline_bytes(runs: Sequence[RunView], fmt: str = "png") -> bytes:
 
 
 COMPARED_PHASES = tuple((p.label, p.key) for p in phase_table.PHASES)
+LABEL_CHARS = 40  # a side's label (its file or tag set) in the legend and title
+NOISE_COLOURS = {True: "black", False: "#777777", None: "#777777"}
+NOISE_WORDS = {True: "beyond noise", False: "within noise", None: "no verdict"}
 
 
 def _stats(records: Sequence[dict], key: str) -> Optional[tuple[float, float, float]]:
@@ -249,23 +268,22 @@ def _stats(records: Sequence[dict], key: str) -> Optional[tuple[float, float, fl
     return statistics.median(values), min(values), max(values)
 
 
-def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict], fmt: str = "png",
-                       labels: tuple[str, str] = ("base", "candidate")) -> bytes:
-    """Per-phase bars, base beside candidate: the median, whiskers from min to max, the change in %."""
-    fmt = _check_format(fmt)
-    Figure = _figure_class()
-    sides = ((labels[0], list(base_records), "#9e9e9e"), (labels[1], list(cand_records), "#3b75af"))
-    if not sides[0][1] or not sides[1][1]:
-        raise UsageError("compare_bars: both sides need at least one record")
-    fig = Figure(figsize=(8, 4.2), layout="constrained")
-    ax = fig.subplots()
-    width = 0.38
+def _compared(records: Sequence[dict], pool: Optional[str]) -> list[dict]:
+    """The records ``compare`` used for a side: ok, no warm-up, in the page-cache pool it chose."""
+    from ...sources import records_io
+
+    return next((group for key, group in records_io.group(records).items()
+                 if records_io.describe_key(key) == pool), [])
+
+
+def _draw_sides(ax, sides, width: float) -> list[float]:
+    """The bars of both sides with min–max whiskers and the median written on top; returns each phase's top."""
     tops = [0.0] * len(COMPARED_PHASES)
     for side_i, (label, records, colour) in enumerate(sides):
         xs = [i + (side_i - 0.5) * width for i in range(len(COMPARED_PHASES))]
         stats = [_stats(records, key) for _name, key in COMPARED_PHASES]
         ax.bar(xs, [0 if st is None else st[0] for st in stats], width * 0.95, color=colour,
-               label=f"{label} (n={len(records)})")
+               label=f"{_cut(label, LABEL_CHARS)} (n={len(records)})")
         for i, (x, st) in enumerate(zip(xs, stats)):
             if st is None:
                 ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, color="grey")
@@ -275,18 +293,41 @@ def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict
             ax.annotate(f"{med:.2f}", (x, hi), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
                         fontsize=7)
             tops[i] = max(tops[i], hi)
-    y_max = max(tops + [1e-3]) * 1.25
+    return tops
+
+
+def compare_bars_bytes(base_records: Sequence[dict], cand_records: Sequence[dict], fmt: str = "png",
+                       labels: tuple[str, str] = ("base", "candidate")) -> bytes:
+    """Per-phase bars, base beside candidate, each side labelled (its file or tag set): the median, whiskers
+    from min to max, and the change in % with ``compare``'s verdict under it (bold: beyond noise)."""
+    from ...method.compare import compare
+
+    fmt = _check_format(fmt)
+    Figure = _figure_class()
+    if not base_records or not cand_records:
+        raise UsageError("compare_bars: both sides need at least one record")
+    result = compare(base_records, cand_records)
+    sides = ((labels[0], _compared(base_records, result["pool"]["base"]), "#9e9e9e"),
+             (labels[1], _compared(cand_records, result["pool"]["cand"]), "#3b75af"))
+    fig = Figure(figsize=(8, 4.4), layout="constrained")
+    ax = fig.subplots()
+    tops = _draw_sides(ax, sides, 0.38)
+    y_max = max(tops + [1e-3]) * 1.35
     for i, (_name, key) in enumerate(COMPARED_PHASES):
-        base, cand = _stats(sides[0][1], key), _stats(sides[1][1], key)
-        if base and cand and base[0]:
-            ax.text(i, tops[i] + 0.07 * y_max, f"{(cand[0] - base[0]) / base[0]:+.0%}", ha="center", va="bottom",
-                    fontsize=8, fontweight="bold")
+        row = result["phases"][key]
+        if row["ratio"] is None:
+            continue
+        beyond = row["verdict"]["beyond_noise"]
+        ax.text(i, tops[i] + 0.06 * y_max, f"{row['ratio'] - 1:+.0%}\n{NOISE_WORDS[beyond]}", ha="center",
+                va="bottom", fontsize=8 if beyond else 7, fontweight="bold" if beyond else "normal",
+                color=NOISE_COLOURS[beyond], linespacing=1.1)
     ax.set_xticks(range(len(COMPARED_PHASES)), [name for name, _ in COMPARED_PHASES])
     ax.set_ylabel("seconds (median; whiskers min–max)", fontsize=8)
     ax.set_ylim(0, y_max)
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(f"{labels[0]} vs {labels[1]}: phase times", fontsize=10, loc="left", parse_math=False)
+    title = f"{_cut(labels[0], LABEL_CHARS)} vs {_cut(labels[1], LABEL_CHARS)}: phase times"
+    ax.set_title(title, fontsize=10, loc="left", parse_math=False)
+    fig.supxlabel("runs that ended ok, no warm-ups, one page-cache state; noise: Mann-Whitney U p < 0.05 with "
+                  "3+ runs a side, else ranges apart", fontsize=7, color="grey")
     return _figure_bytes(fig, fmt, f"phasewrap: {labels[0]} vs {labels[1]}")
-
-

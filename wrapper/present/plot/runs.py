@@ -27,7 +27,8 @@ class PlotInputError(UsageError):
 @dataclass
 class RunView:
     """One run as the pictures need it: its record (None for a capture cut short before it was written),
-    and from a capture the stamped chunks and resource samples (monotonic ns, ``t0_ns`` = launch)."""
+    and from a capture — or kept in memory from the live session (``live``) — the stamped chunks and resource
+    samples (monotonic ns, ``t0_ns`` = launch)."""
 
     run_id: str
     source: str
@@ -36,6 +37,13 @@ class RunView:
     chunks: list = field(default_factory=list)
     samples: list = field(default_factory=list)
     from_capture: bool = False
+    live: bool = False
+
+    @property
+    def has_stream(self) -> bool:
+        """Whether chunk times and samples were available (a capture, or the live session): without them,
+        no token ticks and no resource panels can be drawn."""
+        return self.from_capture or self.live
 
     def seconds(self, t_ns: int) -> float:
         return (t_ns - self.t0_ns) / 1e9
@@ -148,9 +156,18 @@ def _view_from_record(record: dict, source: str) -> RunView:
     return RunView(run_id=record["run_id"], source=source, record=record, t0_ns=record.get("t0_monotonic_ns"))
 
 
-def views_from_records(records: Sequence[dict], source: str = "run") -> list[RunView]:
-    """Views of records already in memory (no token ticks or samples: those live in captures)."""
-    return [_view_from_record(record, source) for record in records]
+def views_from_records(records: Sequence[dict], source: str = "run", kept: Sequence = ()) -> list[RunView]:
+    """Views of records already in memory; ``kept``: the live session's ``runner.Kept`` streams (chunk times
+    and samples, matched to the records by run id). A record without one has no token ticks or samples."""
+    streams = {k.run_id: k for k in kept}
+    views = []
+    for record in records:
+        view = _view_from_record(record, source)
+        stream = streams.get(view.run_id)
+        if stream is not None:
+            view.t0_ns, view.chunks, view.samples, view.live = stream.t0_ns, stream.chunks, stream.samples, True
+        views.append(view)
+    return views
 
 
 def _load_file(path: str) -> list[RunView]:

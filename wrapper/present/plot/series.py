@@ -46,7 +46,7 @@ PANELS = (
 )
 
 
-def _series(view: RunView, metric: Metric, scale: float) -> list[tuple[str, list[float], list[float]]]:
+def series_of(view: RunView, metric: Metric, scale: float) -> list[tuple[str, list[float], list[float]]]:
     """(device, times s, values) per device for one metric, from the best source that measured it."""
     by_source: dict[str, dict[str, list[tuple[int, float]]]] = {}
     for s in view.samples:
@@ -75,16 +75,16 @@ def _series(view: RunView, metric: Metric, scale: float) -> list[tuple[str, list
 
 
 def _not_drawn_reason(panel: Panel, views: list[RunView]) -> str:
-    if not any(v.from_capture for v in views):
+    if not any(v.has_stream for v in views):
         return "records only: time series need a capture, run --capture DIR"
     if not any(v.samples for v in views):
-        return "no resource samples in the capture"
+        return "no resource samples taken"
     return f"no {panel.metrics[0].key} samples"
 
 
 def panel_plan(views: Sequence[RunView]) -> tuple[list[Panel], Optional[str]]:
     """The panels some run has data for, and a note naming the others and why (None when all are drawn)."""
-    drawn = [p for p in PANELS if any(_series(v, p.metrics[0], p.scale) for v in views)]
+    drawn = [p for p in PANELS if any(series_of(v, p.metrics[0], p.scale) for v in views)]
     by_reason: dict[str, list[str]] = {}
     for panel in PANELS:
         if panel not in drawn:
