@@ -21,7 +21,7 @@ PathOrRecords = Union[str, os.PathLike, Sequence]
 EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
 __all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "plot", "report", "read_records", "RunRecords",
-           "UsageError", "StartError", "GpuBusy"]
+           "check", "baselines", "UsageError", "StartError", "GpuBusy"]
 
 
 class RunRecords(list):
@@ -223,7 +223,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         on_record: Optional[Callable[[dict], None]] = None,
         on_progress: Optional[Callable[[str], None]] = None, shard: Optional[str] = None,
         shards: Optional[int] = None, sweep_id: Optional[str] = None, prom_textfile: Optional[str] = None,
-        mlflow: Optional[str] = None) -> RunRecords:
+        mlflow: Optional[str] = None, save_baseline: Optional[str] = None,
+        baseline_dir: Optional[str] = None) -> RunRecords:
     """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
 
     The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
@@ -241,6 +242,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     sweep_id, scheduler, job_id, plan index); ``jsonl``, ``csv`` and ``capture_dir`` may hold ``{host}``,
     ``{shard}``, ``{sweep_id}`` and ``{run_id}``. ``prom_textfile`` (a directory) and ``mlflow`` (a tracking
     URI, ``""`` for the local default) export each record (extras ``prometheus`` / ``mlflow``).
+    ``save_baseline``: keep this call's records as the baseline of that name (``check(baseline=NAME)``) in the
+    store ``baseline_dir`` (default ``$PHASEWRAP_BASELINE_DIR``, else ``./.phasewrap/baselines``).
 
     Returns the records (``RunRecords``, a list with ``exit_status``). Raises ``UsageError`` for bad options
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
@@ -273,6 +276,7 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     session.items, session.fleet = _fleet.setup(shard, shards, sweep_id, len(prepared), runs)
     jsonl_for, csv_for, capture_check, capture_dir = _fleet_outputs(session, jsonl, csv, capture_dir)
     _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot)
+    baseline_path = _baseline_target(save_baseline, baseline_dir)
     exporters = _exporters(prom_textfile, mlflow, session)
     for warning in prepared[0].warnings:
         log.warning("%s", warning.text)
@@ -303,6 +307,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     out.unwritten = unwritten
     if plot and records:
         _plot_after_run(records, capture_dir, plot)
+    if baseline_path and records and not _save_baseline(records, baseline_path, save_baseline):
+        out.exit_status = status or EXIT_OUTPUT
     if unwritten:
         log.error("%d record(s) not written to every output (%s); see the errors above", len(unwritten),
                   ", ".join(unwritten))
@@ -359,19 +365,16 @@ def _records_of(given: PathOrRecords) -> list:
     return out
 
 
-def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
-            base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
-            plot: Optional[str] = None) -> dict:
-    """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
-    the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
-    ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
-    from .method.compare import compare as compare_records
+def _select_sides(command: str, base: Optional[PathOrRecords], cand: Optional[PathOrRecords],
+                  base_tags: Optional[Mapping[str, str]], cand_tags: Optional[Mapping[str, str]]) -> tuple:
+    """(base records, candidate records) as ``compare`` and ``check`` choose them: two sides, each filtered by
+    its tags, or both from ``base`` by tags when ``cand`` is None; ``UsageError`` when a side is empty."""
     from .sources.records_io import select
 
     if cand is None:
         if not (base_tags and cand_tags):
-            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
-                             "--cand-tag K=V to select the two groups")
+            raise UsageError(f"phasewrap {command}: give two files (BASE CAND), or one file with --base-tag K=V "
+                             "and --cand-tag K=V to select the two groups")
         records = _records_of(base)
         base_records, cand_records = select(records, dict(base_tags)), select(records, dict(cand_tags))
     else:
@@ -382,7 +385,19 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
             cand_records = select(cand_records, dict(cand_tags))
     for side, chosen in (("base", base_records), ("candidate", cand_records)):
         if not chosen:
-            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
+            raise UsageError(f"phasewrap {command}: no {side} records selected; check the file or the tag filter")
+    return base_records, cand_records
+
+
+def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
+            base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
+            plot: Optional[str] = None) -> dict:
+    """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
+    the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
+    ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
+    from .method.compare import compare as compare_records
+
+    base_records, cand_records = _select_sides("compare", base, cand, base_tags, cand_tags)
     result = compare_records(base_records, cand_records)
     if plot:
         from .present.plot import PlotUnavailable, compare_bars
@@ -500,3 +515,107 @@ def diagnose_by_host(records: PathOrRecords) -> dict:
     from .method.diagnose import diagnose as _diagnose
 
     return {host: _diagnose(runs) for host, runs in group(_records_of(records)).items()}
+
+
+# -- the regression gate and its baselines ---------------------------------------------------------------------
+
+def _baseline_target(name: Optional[str], directory: Optional[str]) -> Optional[str]:
+    """The file ``run(save_baseline=name)`` will write, its store made and checked before anything runs."""
+    if name is None:
+        return None
+    from .sources import baselines as store
+
+    store.check_name(name, "--save-baseline")
+    directory = store.store_dir(directory)
+    store.prepare_dir(directory, "--save-baseline")
+    return store.path_of(directory, name)
+
+
+def _save_baseline(records: list, path: str, name: str) -> bool:
+    """Write the baseline file whole; False (and an error line) when it can't be written."""
+    from .core.writer import OutputError, show_path, write_file
+    from .present.export.jsonl import lines
+
+    try:
+        write_file(path, lines(records), "--save-baseline")
+    except OutputError as exc:
+        log.error("%s", exc)
+        return False
+    log.info("baseline %s saved: %s (%d record(s))", name, show_path(path), len(records))
+    return True
+
+
+def _label(given, tags: Optional[Mapping[str, str]], baseline: Optional[str] = None) -> str:
+    """Where a side came from, for the reports: a file name, ``baseline NAME``, or ``records``; tags after."""
+    from .core.writer import show_path
+
+    if baseline is not None:
+        text = f"baseline {baseline}"
+    elif isinstance(given, (str, os.PathLike)):
+        text = show_path(os.fspath(given))
+    else:
+        text = "records"
+    return text + "".join(f" [{k}={v}]" for k, v in (tags or {}).items())
+
+
+def _append_step_summary(markdown_text: str, step_summary: Optional[str]) -> None:
+    """Append the Markdown report to GitHub's step summary (``"auto"``: ``$GITHUB_STEP_SUMMARY`` when set)."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY") if step_summary == "auto" else step_summary
+    if not path:
+        return
+    from .core.writer import OutputError, append_locked
+
+    try:
+        append_locked(path, lambda _first: markdown_text, "$GITHUB_STEP_SUMMARY")
+    except OutputError as exc:
+        log.warning("%s", exc)
+
+
+def check(base: Optional[PathOrRecords] = None, cand: Optional[PathOrRecords] = None, *,
+          fail_if: Sequence[str] = (), baseline: Optional[str] = None, baseline_dir: Optional[str] = None,
+          base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
+          junit: Optional[str] = None, step_summary: Optional[str] = "auto") -> dict:
+    """The regression gate, as ``phasewrap check`` runs it: base vs candidate runs against the ``fail_if``
+    thresholds (``["ttft>+5%", "load>2s"]``; default ``check.DEFAULT_FAIL_IF``), a metric failing only when
+    beyond its threshold and beyond noise (``method.check.check`` documents the result; ``result["outcome"]``
+    is ``pass``, ``fail`` or ``cant_tell``).
+
+    The sides are chosen as in ``compare`` (two sides, or one with ``base_tags`` / ``cand_tags``); with
+    ``baseline`` the base is that stored baseline (``run(save_baseline=NAME)``) and ``base`` must be None.
+    ``junit``: also write a JUnit XML file; ``step_summary``: a file the Markdown report is appended to,
+    ``"auto"`` (the default) ``$GITHUB_STEP_SUMMARY`` when set, None not at all. Raises ``UsageError`` for a
+    bad threshold, a missing baseline, an empty side or an unwritable ``junit``."""
+    from .core.writer import check_writable, write_file
+    from .method import check as gate
+    from .present.export import check_report
+
+    try:
+        thresholds = [gate.parse_threshold(t) for t in (fail_if or gate.DEFAULT_FAIL_IF)]
+    except ValueError as exc:
+        raise UsageError(f"--fail-if: {exc}") from None
+    if junit:
+        check_writable("--junit", os.fspath(junit))
+    if baseline is not None:
+        if base is not None:
+            raise UsageError("phasewrap check: give --baseline NAME or BASE, not both (CAND is the only file)")
+        from .sources import baselines as store
+
+        if cand is None:
+            raise UsageError("phasewrap check: with --baseline NAME give the candidate's records file, CAND")
+        base = store.load(store.store_dir(baseline_dir), baseline)
+    base_records, cand_records = _select_sides("check", base, cand, base_tags, cand_tags)
+    labels = {"base": _label(base, base_tags, baseline),
+              "cand": _label(cand if cand is not None else base, cand_tags)}
+    result = gate.check(base_records, cand_records, thresholds, labels)
+    if junit:
+        write_file(os.fspath(junit), check_report.junit(result), "--junit")
+    _append_step_summary(check_report.markdown(result) + "\n", step_summary)  # a blank line between reports
+    return result
+
+
+def baselines(baseline_dir: Optional[str] = None) -> list:
+    """The baselines in the store (``baseline_dir``, else ``$PHASEWRAP_BASELINE_DIR``, else
+    ``./.phasewrap/baselines``), as ``phasewrap baselines`` lists them (``baselines.listing`` documents a row)."""
+    from .sources import baselines as store
+
+    return store.listing(store.store_dir(baseline_dir))
