@@ -153,7 +153,7 @@ def test_pooling_and_the_one_variable_guard_come_from_compare():
     warmup = rec(5.0, i=9, warmup=True)
     result = gate.check(side(BASE5) + [warmup], side(BASE5, env=other_gpu), [gate.parse_threshold("ttft>+10%")])
     assert result["runs"]["base"] == {"given": 6, "warmup": 1, "not_ok": 0, "compared": 5}
-    assert result["warnings"][0] == ("the base ran on another gpus (1 × NVIDIA H200 → 1 × NVIDIA H100): a "
+    assert result["warnings"][0] == ("the base ran on another GPU (1 × NVIDIA H200 → 1 × NVIDIA H100): a "
                                      "difference may be the machine's, not the change's; record the baseline on "
                                      "this machine")
     assert [c["condition"] for c in result["conditions"]] == ["gpus"]
@@ -203,7 +203,7 @@ def test_standin_thirty_percent_slower_ttft_exits_1(recorded, tmp):
     proc = _check([base, cand, "--fail-if", "ttft>+10%", "--format", "json"])
     assert proc.returncode == 1, proc.stderr
     row = json.loads(proc.stdout)["metrics"][0]
-    assert row["outcome"] == "fail" and 0.2 < row["value"] < 0.4 and row["noise"]["p"] == 2 / 252
+    assert row["outcome"] == "fail" and 0.2 < row["value"] < 0.4 and row["noise"]["p"] < 0.05
 
 
 def test_standin_same_configuration_passes_20_of_20(recorded, tmp):

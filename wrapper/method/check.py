@@ -26,11 +26,11 @@ DEFAULT_FAIL_IF = ("load>+10%", "ttft>+10%", "ms_per_token>+10%")
 RELATIVE, CHANGE, BOUND = "relative", "change", "bound"
 # units a threshold may be written in, per metric unit: factor to the metric's own unit
 UNITS = {"s": {"s": 1.0, "ms": 1e-3}, "ms": {"ms": 1.0, "s": 1e3}, "mJ": {"mJ": 1.0, "J": 1e3}}
-# a baseline recorded on other hardware is named even when it is the only difference
-HARDWARE_CONDITIONS = ("cpu", "gpus", "driver")
+# a baseline recorded on other hardware is named even when it is the only difference: condition → what it is
+HARDWARE_CONDITIONS = {"cpu": "CPU", "gpus": "GPU", "driver": "GPU driver"}
 GRAMMAR = ("METRIC>VALUE or METRIC<VALUE; VALUE +N% / -N% (relative change of the median), +N / -N with an "
            "optional unit (change), or N (a bound on the candidate's median)")
-_THRESHOLD = re.compile(r"^(?P<metric>[^<>]+?)\s*(?P<op>[<>])\s*(?P<sign>[+-]?)(?P<number>\d+(?:\.\d*)?|\.\d+)"
+_THRESHOLD = re.compile(r"^(?P<metric>.+?)\s*(?P<op>[<>])\s*(?P<sign>[+-]?)(?P<number>\d+(?:\.\d*)?|\.\d+)"
                         r"\s*(?P<unit>%|[A-Za-z]+)?$")
 
 
@@ -129,9 +129,9 @@ def judge(threshold: Threshold, base: Sequence[dict], cand: Sequence[dict]) -> d
 
 
 def _hardware_warnings(differ: Sequence[dict]) -> list[str]:
-    return [f"the base ran on another {d['condition']} ({'; '.join(d['base'])} → {'; '.join(d['cand'])}): a "
-            f"difference may be the machine's, not the change's; record the baseline on this machine"
-            for d in differ if d["condition"] in HARDWARE_CONDITIONS]
+    return [f"the base ran on another {HARDWARE_CONDITIONS[d['condition']]} ({'; '.join(d['base'])} → "
+            f"{'; '.join(d['cand'])}): a difference may be the machine's, not the change's; record the baseline "
+            f"on this machine" for d in differ if d["condition"] in HARDWARE_CONDITIONS]
 
 
 def outcome(rows: Sequence[dict]) -> str:
