@@ -320,3 +320,18 @@ def test_bad_baseline_names_refused_before_anything_runs(tmp, name):
     assert proc.returncode == 2
     assert proc.stderr.decode().startswith(f"--save-baseline: {name!r} is not a baseline name: use letters, digits")
     assert not (tmp / "runs.jsonl").exists()
+
+
+def test_help_states_the_defaults_and_exit_statuses():
+    out = run_phasewrap(["check", "--help"]).stdout.decode()
+    assert f"default: {' '.join(gate.DEFAULT_FAIL_IF)})" in out
+    assert "Exit status: 0 pass, 1 regression, 2 bad input, 4 can't tell." in out
+
+
+def test_no_input_and_an_unwritable_step_summary(tmp):
+    proc = _check([])
+    assert proc.returncode == 2 and proc.stderr.decode().startswith("phasewrap check: give BASE CAND")
+    base = _write(tmp / "base.jsonl", side(BASE5))
+    proc = _check([base, base], env={"GITHUB_STEP_SUMMARY": str(tmp / "no" / "summary.md")})
+    assert proc.returncode == 4  # 5 vs 5 but the defaults' ms_per_token is not in these records
+    assert proc.stderr.decode().startswith("phasewrap: warning: $GITHUB_STEP_SUMMARY: cannot write ")
