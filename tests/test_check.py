@@ -244,6 +244,13 @@ def test_tag_selection_from_one_file(recorded, tmp):
     proc = _check([both, "--base-tag", "build=a", "--cand-tag", "build=b", "--fail-if", "ttft>+10%"])
     assert proc.returncode == 1, proc.stderr
     assert b"base: " + both.encode() + b" [build=a] (5 run(s)" in proc.stdout
+    # the stand-in runs differ in their arguments and in the tag: the one-variable guard says so, on stderr too
+    # when stdout carries JSON
+    proc = _check([both, "--base-tag", "build=a", "--cand-tag", "build=b", "--fail-if", "ttft>+10%",
+                   "--format", "json"])
+    warnings = json.loads(proc.stdout)["warnings"]
+    assert warnings[0].startswith("change one thing at a time: 2 conditions differ: arguments, tag build")
+    assert proc.stderr.decode().splitlines() == [f"phasewrap: warning: {w}" for w in warnings]
 
 
 @pytest.mark.parametrize("args,says", [

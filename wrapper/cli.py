@@ -545,6 +545,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .core.safe import one_line
     from .present.export import check_report
     from .sources.records_io import parse_tag_filters
 
@@ -558,6 +559,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                        step_summary=None if args.no_step_summary else "auto")
     render = {"json": jsonl.pretty, "markdown": check_report.markdown}.get(args.format, check_report.table)
     _out(render(result))
+    if args.format != "table":  # the table lists them itself; a CI log should show them whatever goes to stdout
+        for warning in result["warnings"]:
+            _err(f"phasewrap: warning: {one_line(warning)}")
     return {"pass": 0, "fail": 1}.get(result["outcome"], EXIT_CANT_TELL)
 
 
