@@ -27,5 +27,5 @@ def test_check_real_llama_completion_against_its_baseline(models, tmp):
     assert same.returncode == 0, same.stdout + same.stderr
     result = json.loads(same.stdout)
     assert [r["outcome"] for r in result["metrics"]] == ["pass"] * 4
-    assert all(r["base_n"] == 4 and r["cand_n"] >= 5 for r in result["metrics"]), result["metrics"]
+    assert all(r["base_n"] >= 3 and r["cand_n"] >= 5 for r in result["metrics"]), result["metrics"]
     assert result["base"] == "baseline tiny"
