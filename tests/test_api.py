@@ -8,8 +8,8 @@ import sys
 from .conftest import ROOT, STANDIN, run_phasewrap
 
 API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "env", "plot",
-       "report",
-       "read_records", "RunRecords", "UsageError", "StartError", "GpuBusy", "__version__"]
+       "report", "read_records", "RunRecords", "check", "baselines", "UsageError", "StartError", "GpuBusy",
+       "__version__"]
 
 
 def _python(code: str, cwd) -> subprocess.CompletedProcess:

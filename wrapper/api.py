@@ -22,8 +22,7 @@ PathOrRecords = Union[str, os.PathLike, Sequence]
 EXIT_OUTPUT = 74  # sysexits' EX_IOERR: the child succeeded but its record could not be written
 
 __all__ = ["run", "plan", "merge", "by_host", "diagnose_by_host", "analyze", "compare", "diagnose", "env", "plot",
-           "report", "read_records", "RunRecords",
-           "UsageError", "StartError", "GpuBusy"]
+           "report", "read_records", "RunRecords", "check", "baselines", "UsageError", "StartError", "GpuBusy"]
 
 
 class RunRecords(list):
@@ -137,6 +136,7 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     prepared = _checked(plan)
     items, fleet = _fleet.setup(opts.shard, opts.shards, opts.sweep_id, len(prepared), opts.runs)
     outputs = RunOutputs(opts, fleet)
+    baseline_path = _baseline_target(opts.save_baseline, opts.baseline_dir)
     session = dataclasses.replace(plan, items=items, fleet=fleet, capture_dir_for=outputs.capture_dir_for)
     for warning in prepared[0].warnings:
         log.warning("%s", warning.text)
@@ -151,6 +151,8 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     out = _run_guarded(session, prepared, opts, finished, on_progress or (lambda text: log.info("%s", text)), kept)
     out.unwritten = outputs.unwritten
     outputs.draw_after(list(out), kept)
+    if baseline_path and out and not _save_baseline(list(out), baseline_path, opts.save_baseline):
+        out.exit_status = out.exit_status or EXIT_OUTPUT
     if outputs.unwritten:
         log.error("%d record(s) not written to every output (%s); see the errors above", len(outputs.unwritten),
                   ", ".join(outputs.unwritten))
@@ -296,19 +298,16 @@ def _side_label(given, tags: Optional[Mapping[str, str]], default: str) -> str:
     return default
 
 
-def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
-            base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
-            plot: Optional[str] = None) -> dict:
-    """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
-    the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
-    ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
-    from .method.compare import compare as compare_records
+def _select_sides(command: str, base: Optional[PathOrRecords], cand: Optional[PathOrRecords],
+                  base_tags: Optional[Mapping[str, str]], cand_tags: Optional[Mapping[str, str]]) -> tuple:
+    """(base records, candidate records) as ``compare`` and ``check`` choose them: two sides, each filtered by
+    its tags, or both from ``base`` by tags when ``cand`` is None; ``UsageError`` when a side is empty."""
     from .sources.records_io import select
 
     if cand is None:
         if not (base_tags and cand_tags):
-            raise UsageError("phasewrap compare: give two files (BASE CAND), or one file with --base-tag K=V and "
-                             "--cand-tag K=V to select the two groups")
+            raise UsageError(f"phasewrap {command}: give two files (BASE CAND), or one file with --base-tag K=V "
+                             "and --cand-tag K=V to select the two groups")
         records = _records_of(base)
         base_records, cand_records = select(records, dict(base_tags)), select(records, dict(cand_tags))
     else:
@@ -319,7 +318,19 @@ def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
             cand_records = select(cand_records, dict(cand_tags))
     for side, chosen in (("base", base_records), ("candidate", cand_records)):
         if not chosen:
-            raise UsageError(f"phasewrap compare: no {side} records selected; check the file or the tag filter")
+            raise UsageError(f"phasewrap {command}: no {side} records selected; check the file or the tag filter")
+    return base_records, cand_records
+
+
+def compare(base: PathOrRecords, cand: Optional[PathOrRecords] = None, *,
+            base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
+            plot: Optional[str] = None) -> dict:
+    """Compare two sets of runs phase by phase, as ``phasewrap compare`` does (``compare.compare`` documents
+    the result). ``base`` / ``cand``: records or records files; with ``cand=None``, both sides come from
+    ``base``, chosen by ``base_tags`` / ``cand_tags`` (``{key: value}``). ``plot``: also draw per-phase bars."""
+    from .method.compare import compare as compare_records
+
+    base_records, cand_records = _select_sides("compare", base, cand, base_tags, cand_tags)
     result = compare_records(base_records, cand_records)
     if plot:
         from .present.plot import PlotUnavailable, compare_bars
@@ -448,3 +459,105 @@ def diagnose_by_host(records: PathOrRecords) -> dict:
     from .method.diagnose import diagnose as _diagnose
 
     return {host: _diagnose(runs) for host, runs in group(_records_of(records)).items()}
+
+
+def _baseline_target(name: Optional[str], directory: Optional[str]) -> Optional[str]:
+    """The file ``run(save_baseline=name)`` will write, its store made and checked before anything runs."""
+    if name is None:
+        return None
+    from .sources import baselines as store
+
+    store.check_name(name, "--save-baseline")
+    directory = store.store_dir(directory)
+    store.prepare_dir(directory, "--save-baseline")
+    return store.path_of(directory, name)
+
+
+def _save_baseline(records: list, path: str, name: str) -> bool:
+    """Write the baseline file whole; False (and an error line) when it can't be written."""
+    from .core.writer import OutputError, show_path, write_file
+    from .present.export.jsonl import lines
+
+    try:
+        write_file(path, lines(records), "--save-baseline")
+    except OutputError as exc:
+        log.error("%s", exc)
+        return False
+    log.info("baseline %s saved: %s (%d record(s))", name, show_path(path), len(records))
+    return True
+
+
+def _label(given, tags: Optional[Mapping[str, str]], baseline: Optional[str] = None) -> str:
+    """Where a side came from, for the reports: a file name, ``baseline NAME``, or ``records``; tags after."""
+    from .core.writer import show_path
+
+    if baseline is not None:
+        text = f"baseline {baseline}"
+    elif isinstance(given, (str, os.PathLike)):
+        text = show_path(os.fspath(given))
+    else:
+        text = "records"
+    return text + "".join(f" [{k}={v}]" for k, v in (tags or {}).items())
+
+
+def _append_step_summary(markdown_text: str, step_summary: Optional[str]) -> None:
+    """Append the Markdown report to GitHub's step summary (``"auto"``: ``$GITHUB_STEP_SUMMARY`` when set)."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY") if step_summary == "auto" else step_summary
+    if not path:
+        return
+    from .core.writer import OutputError, append_locked
+
+    try:
+        append_locked(path, lambda _first: markdown_text, "$GITHUB_STEP_SUMMARY")
+    except OutputError as exc:
+        log.warning("%s", exc)
+
+
+def check(base: Optional[PathOrRecords] = None, cand: Optional[PathOrRecords] = None, *,
+          fail_if: Sequence[str] = (), baseline: Optional[str] = None, baseline_dir: Optional[str] = None,
+          base_tags: Optional[Mapping[str, str]] = None, cand_tags: Optional[Mapping[str, str]] = None,
+          junit: Optional[str] = None, step_summary: Optional[str] = "auto") -> dict:
+    """The regression gate, as ``phasewrap check`` runs it: base vs candidate runs against the ``fail_if``
+    thresholds (``["ttft>+5%", "load>2s"]``; default ``check.DEFAULT_FAIL_IF``), a metric failing only when
+    beyond its threshold and beyond noise (``method.check.check`` documents the result; ``result["outcome"]``
+    is ``pass``, ``fail`` or ``cant_tell``).
+
+    The sides are chosen as in ``compare`` (two sides, or one with ``base_tags`` / ``cand_tags``); with
+    ``baseline`` the base is that stored baseline (``run(save_baseline=NAME)``) and ``base`` must be None.
+    ``junit``: also write a JUnit XML file; ``step_summary``: a file the Markdown report is appended to,
+    ``"auto"`` (the default) ``$GITHUB_STEP_SUMMARY`` when set, None not at all. Raises ``UsageError`` for a
+    bad threshold, a missing baseline, an empty side or an unwritable ``junit``."""
+    from .core.writer import check_writable, write_file
+    from .method import check as gate
+    from .present.export import check_report
+
+    try:
+        thresholds = [gate.parse_threshold(t) for t in (fail_if or gate.DEFAULT_FAIL_IF)]
+    except ValueError as exc:
+        raise UsageError(f"--fail-if: {exc}") from None
+    if junit:
+        check_writable("--junit", os.fspath(junit))
+    if baseline is not None:
+        if base is not None:
+            raise UsageError("phasewrap check: give --baseline NAME or BASE, not both (CAND is the only file)")
+        from .sources import baselines as store
+
+        if cand is None:
+            raise UsageError("phasewrap check: with --baseline NAME give the candidate's records file, CAND")
+        base = store.load(store.store_dir(baseline_dir), baseline)
+    base_records, cand_records = _select_sides("check", base, cand, base_tags, cand_tags)
+    labels = {"base": _label(base, base_tags, baseline),
+              "cand": _label(cand if cand is not None else base, cand_tags)}
+    result = gate.check(base_records, cand_records, thresholds, labels)
+    if junit:
+        write_file(os.fspath(junit), check_report.junit(result), "--junit")
+    _append_step_summary(check_report.markdown(result) + "\n", step_summary)  # a blank line between reports
+    return result
+
+
+def baselines(baseline_dir: Optional[str] = None) -> list:
+    """The baselines in the store (``baseline_dir``, else ``$PHASEWRAP_BASELINE_DIR``, else
+    ``./.phasewrap/baselines``), as ``phasewrap baselines`` lists them (``baselines.listing`` documents a row)."""
+    from .sources import baselines as store
+
+    return store.listing(store.store_dir(baseline_dir))

@@ -21,6 +21,7 @@ from .derive.markers import ANY
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 127
 EXIT_BUSY = 3
+EXIT_CANT_TELL = 4  # check: too few runs, or a metric not measured, to tell a regression from noise
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,7 +110,7 @@ def _add_run(sub) -> None:
                          "load / time to first token / decode.")
     _add_marker_options(run)
     for add in (_add_output_options, _add_child_options, _add_method_options, _add_sampling_options,
-                _add_server_options, _add_fleet_options):
+                _add_server_options, _add_fleet_options, _add_run_baseline_options):
         add(run)
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
 
@@ -196,6 +197,13 @@ def _add_server_options(run) -> None:
                     "--host/--port in the command, else the profile's default port on 127.0.0.1)")
     sv.add_argument("--model", metavar="NAME", help="model name to send (vLLM/SGLang: default asked from "
                     "/v1/models)")
+
+
+def _add_run_baseline_options(run) -> None:
+    bl = run.add_argument_group("baselines (for phasewrap check)")
+    bl.add_argument("--save-baseline", metavar="NAME", help="keep this call's records as baseline NAME in the "
+                    "baseline store (replaced whole if it exists); `phasewrap check --baseline NAME CAND` gates on it")
+    _add_baseline_dir(bl)
 
 
 def _add_fleet_options(run) -> None:
@@ -318,8 +326,63 @@ def _add_report(sub) -> None:
     rep.add_argument("--trace", metavar="FILE.json", help="also write the runs as a Chrome trace-event / Perfetto file")
 
 
+def _add_baseline_dir(group) -> None:
+    group.add_argument("--baseline-dir", metavar="DIR", help="the baseline store (default: $PHASEWRAP_BASELINE_DIR, "
+                       "else ./.phasewrap/baselines)")
+
+
+CHECK_EPILOG = """\
+examples:
+  phasewrap check base.jsonl cand.jsonl --fail-if 'ttft>+10%' --fail-if 'decode_gap_p99>+20%'
+  phasewrap run -n 5 --warmup 1 --save-baseline main -- llama-completion ...      (once, on the reference build)
+  phasewrap check --baseline main cand.jsonl --fail-if 'load>2s' --junit check.xml --format markdown
+
+thresholds (--fail-if, repeatable; default: load>+10% ttft>+10% ms_per_token>+10%):
+  METRIC>VALUE fails above, METRIC<VALUE below. VALUE:
+    +N% / -N%        relative change of the candidate's median from the base's    ttft>+5%  tokens_per_s<-10%
+    +N / -N [UNIT]   change of the median, in the metric's unit or s/ms (mJ/J)    load>+0.5s  gap_p99_ms>+5
+    N [UNIT]         bound on the candidate's median                              load>2s  decode.efficiency<0.6
+  METRIC: load ttft decode total (or load_s ...), ms_per_token, tokens_per_s, gap_p99_ms (decode_gap_p99),
+  stalls_total (stalls), energy_per_output_token_mj (energy_per_token), step:<load step name>,
+  <phase>.efficiency (from the record's limits).
+A metric fails only when beyond its threshold AND beyond noise (a change: Mann-Whitney U at 0.05, needs >= 4
+runs a side; a bound: sign test on the candidate's runs at 0.05, needs >= 5). Fewer runs, or a metric not
+measured: "can't tell". Sides are pooled as in compare (no warm-ups, status ok, one cache state).
+Exit status: 0 pass, 1 regression, 2 bad input, 4 can't tell. With $GITHUB_STEP_SUMMARY set the Markdown
+report is appended there too.
+"""
+
+
+def _add_check(sub) -> None:
+    chk = sub.add_parser("check", help="the regression gate: fail (exit 1) when a metric got worse beyond a "
+                         "threshold and beyond noise", epilog=CHECK_EPILOG,
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         description="Judge the candidate's runs against the base's (two record files, one file "
+                         "with --base-tag/--cand-tag, or --baseline NAME CAND) metric by metric.")
+    chk.add_argument("first", metavar="BASE", nargs="?", help="records file of the baseline (CAND with --baseline)")
+    chk.add_argument("second", metavar="CAND", nargs="?", help="records file of the candidate")
+    chk.add_argument("--fail-if", action="append", default=[], metavar="THRESHOLD",
+                     help="METRIC>VALUE or METRIC<VALUE, e.g. 'ttft>+5%%', 'load>2s' (repeatable; see below)")
+    chk.add_argument("--baseline", metavar="NAME", help="the base is this stored baseline (run --save-baseline)")
+    _add_baseline_dir(chk)
+    chk.add_argument("--base-tag", action="append", default=[], metavar="K=V", help="select the base runs")
+    chk.add_argument("--cand-tag", action="append", default=[], metavar="K=V", help="select the candidate runs")
+    chk.add_argument("--format", choices=("table", "markdown", "json"), default="table",
+                     help="stdout: table (default), markdown (a PR comment / step summary) or json")
+    chk.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one test case per threshold")
+    chk.add_argument("--no-step-summary", action="store_true", help="don't append to $GITHUB_STEP_SUMMARY")
+
+
+def _add_baselines(sub) -> None:
+    bas = sub.add_parser("baselines", help="list the stored baselines (run --save-baseline NAME)",
+                         epilog="example: phasewrap baselines --baseline-dir /srv/phasewrap/baselines")
+    _add_baseline_dir(bas)
+    bas.add_argument("--format", choices=("table", "json"), default="table")
+
+
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
-SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report,
+               _add_check, _add_baselines)
 
 
 def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
@@ -513,6 +576,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from .core.safe import one_line
+    from .present.export import check_report
+    from .sources.records_io import parse_tag_filters
+
+    base, cand = (None, args.first) if args.baseline else (args.first, args.second)
+    if args.first is None or (args.baseline and args.second is not None):
+        raise UsageError("phasewrap check: give BASE CAND, one file with --base-tag/--cand-tag, or --baseline NAME "
+                         "CAND (see --help)")
+    result = api.check(base, cand, fail_if=list(args.fail_if), baseline=args.baseline,
+                       baseline_dir=args.baseline_dir, base_tags=parse_tag_filters(args.base_tag),
+                       cand_tags=parse_tag_filters(args.cand_tag), junit=args.junit,
+                       step_summary=None if args.no_step_summary else "auto")
+    render = {"json": jsonl.pretty, "markdown": check_report.markdown}.get(args.format, check_report.table)
+    _out(render(result))
+    if args.format != "table":  # the table lists them itself; a CI log should show them whatever goes to stdout
+        for warning in result["warnings"]:
+            _err(f"phasewrap: warning: {one_line(warning)}")
+    return {"pass": 0, "fail": 1}.get(result["outcome"], EXIT_CANT_TELL)
+
+
+def cmd_baselines(args: argparse.Namespace) -> int:
+    from .present.export import check_report
+
+    rows = api.baselines(args.baseline_dir)
+    _out(jsonl.pretty(rows) if args.format == "json" else check_report.baselines_table(rows))
+    return 0
+
+
 def render_findings(findings: list) -> str:
     from .method.diagnose import render
 
@@ -520,7 +612,8 @@ def render_findings(findings: list) -> str:
 
 
 COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env,
-            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report}
+            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report,
+            "check": cmd_check, "baselines": cmd_baselines}
 
 
 def _ensure_standard_fds() -> None:

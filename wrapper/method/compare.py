@@ -284,18 +284,10 @@ def _phase_row(base: Sequence[dict], cand: Sequence[dict], key: str) -> dict:
             "diff": diff, "ratio": ratio, "verdict": stats.differs(b, c)}
 
 
-def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
-    """Base vs candidate runs.
-
-    Returns ``{"phases": {metric: {"base_median", "base_n", "cand_median", "cand_n", "diff" (cand - base),
-    "ratio" (cand / base), "verdict": stats.differs(...)}}, "conditions": [{"condition", "base", "cand",
-    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"}, "load_steps": the load steps
-    matched by name (``steps.compare_steps``),
-    "runs": {"base"|"cand": {"given", "warmup", "not_ok", "compared"}}, "warnings": [str]}`` for the metrics
-    load_s, ttft_s, decode_s, total_s, ms_per_token, and the decode detail side by side: gap_p99_ms (p99 of the
-    inter-chunk gaps), stalls_total, energy_per_output_token_mj. Warm-up runs and runs whose status is not ok are left out;
-    runs with different cache labels are never pooled.
-    """
+def prepare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
+    """The two sides made comparable, as ``compare`` (and ``check``) judge them: ``{"base": [records],
+    "cand": [records], "pool", "runs", "conditions", "unknown_conditions", "warnings"}`` (see ``compare``): no
+    warm-up runs, only status ok, one cache pool per side, the one-variable guard's warnings."""
     warnings: list[str] = []
     used_b, runs_b = _usable(base, "base", warnings)
     used_c, runs_c = _usable(cand, "cand", warnings)
@@ -318,14 +310,32 @@ def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
         elif n < MIN_RUNS:
             warnings.append(f"{side}: only {n} run(s): verdicts compare ranges, not a statistical test; "
                             f"run at least {MIN_RUNS} (5 or more to see small differences)")
+    return {"base": pooled_b, "cand": pooled_c, "pool": pool, "conditions": differ, "unknown_conditions": unknown,
+            "runs": {"base": runs_b, "cand": runs_c}, "warnings": warnings}
+
+
+def compare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
+    """Base vs candidate runs.
+
+    Returns ``{"phases": {metric: {"base_median", "base_n", "cand_median", "cand_n", "diff" (cand - base),
+    "ratio" (cand / base), "verdict": stats.differs(...)}}, "conditions": [{"condition", "base", "cand",
+    "detail"}], "unknown_conditions": [{"condition", "missing_on"}], "pool": {"base", "cand"}, "load_steps": the load steps
+    matched by name (``steps.compare_steps``),
+    "runs": {"base"|"cand": {"given", "warmup", "not_ok", "compared"}}, "warnings": [str]}`` for the metrics
+    load_s, ttft_s, decode_s, total_s, ms_per_token, and the decode detail side by side: gap_p99_ms (p99 of the
+    inter-chunk gaps), stalls_total, energy_per_output_token_mj. Warm-up runs and runs whose status is not ok are left out;
+    runs with different cache labels are never pooled.
+    """
+    sides = prepare(base, cand)
+    pooled_b, pooled_c = sides["base"], sides["cand"]
     return {
         "phases": {key: _phase_row(pooled_b, pooled_c, key) for key in METRICS},
         "load_steps": steps.compare_steps(pooled_b, pooled_c),
-        "conditions": differ,
-        "unknown_conditions": unknown,
-        "pool": pool,
-        "runs": {"base": runs_b, "cand": runs_c},
-        "warnings": warnings,
+        "conditions": sides["conditions"],
+        "unknown_conditions": sides["unknown_conditions"],
+        "pool": sides["pool"],
+        "runs": sides["runs"],
+        "warnings": sides["warnings"],
     }
 
 

@@ -194,3 +194,36 @@ def differs(a: Sequence[Optional[float]], b: Sequence[Optional[float]]) -> dict:
         why += (f"; with {n1} vs {n2} runs the smallest possible p is {_min_exact_p(n1, n2):.3g}, so no difference "
                 f"can show at {ALPHA}: run at least 4 per side")
     return {"test": f"Mann-Whitney U ({method})", "p": p, "beyond_noise": beyond, "why": why}
+
+
+def can_show_difference(n1: int, n2: int) -> bool:
+    """Whether ``differs`` can find a difference beyond noise at all with ``n1`` vs ``n2`` measured values: a
+    test needs 3 a side, and 3 vs 3 can never reach p < 0.05 (its smallest exact p is 0.1)."""
+    return n1 >= MIN_RUNS_FOR_TEST and n2 >= MIN_RUNS_FOR_TEST and _min_exact_p(n1, n2) < ALPHA
+
+
+def beyond_bound(values: Sequence[Optional[float]], bound: float, above: bool) -> dict:
+    """Do the values lie beyond ``bound`` (above it when ``above``, else below) by more than noise?
+
+    The one-sided sign test: of the measured values that differ from ``bound``, how many lie on that side; p is
+    the chance of at least that many under "the median is the bound" (Binomial(n, 1/2)). Beyond noise when
+    p < 0.05, which takes at least 5 values all beyond it. ``{"test", "p", "beyond_noise", "why"}`` like
+    ``differs``; with no value off the bound, ``test``, ``p`` and ``beyond_noise`` are None.
+    """
+    off = [x for x in _measured(values) if x != bound]
+    if not off:
+        return {"test": None, "p": None, "beyond_noise": None, "why": "no measured value off the bound"}
+    n = len(off)
+    k = sum(1 for x in off if (x > bound) == above)
+    p = sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+    beyond = p < ALPHA
+    side = "above" if above else "below"
+    why = f"sign test, {k} of {n} {side} {_fmt(bound)}: p={p:.4g} {'<' if beyond else '>='} {ALPHA}"
+    if not beyond and 1 / 2 ** n >= ALPHA:
+        why += f"; with {n} runs the smallest possible p is {1 / 2 ** n:.3g}: run at least 5"
+    return {"test": "sign test", "p": p, "beyond_noise": beyond, "why": why}
+
+
+def can_show_beyond_bound(n: int) -> bool:
+    """Whether ``beyond_bound`` can find values beyond a bound at all with ``n`` values (it needs 5)."""
+    return n >= 1 and 1 / 2 ** n < ALPHA

@@ -58,6 +58,9 @@ class RunOptions:
     sweep_id: Optional[str] = None
     prom_textfile: Optional[str] = None
     mlflow: Optional[str] = None
+    # baselines (phasewrap check)
+    save_baseline: Optional[str] = None   # keep this call's records as the baseline of this name
+    baseline_dir: Optional[str] = None    # the store (default $PHASEWRAP_BASELINE_DIR, else ./.phasewrap/baselines)
 
 
 NAMES = tuple(f.name for f in dataclasses.fields(RunOptions))
