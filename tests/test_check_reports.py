@@ -200,3 +200,8 @@ def test_systemd_units_verify(tmp):
                            str(tmp / "phasewrap-nightly.timer")], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_json_report_is_the_result_as_json():
+    result = _result()
+    assert json.loads(check_report.to_json(result)) == json.loads(json.dumps(result))
