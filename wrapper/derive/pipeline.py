@@ -251,6 +251,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
                "stop_reason": end.stop_reason, "pty": cfg.pty,
                "stdout_bytes": tracker.stream_bytes.get("out", 0),
                "stderr_bytes": tracker.stream_bytes.get("err", 0)},
+        last_lines={stream: tracker.last_lines(stream) for stream in ("out", "err")},
     )
 
 

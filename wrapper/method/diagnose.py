@@ -453,6 +453,9 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     and the per-phase resource signals; a last ``not_checked`` finding names the data each skipped check needed.
     With no record (warm-up runs don't count), one ``no_data`` finding.
     """
+    failed = [r for r in records if r.get("failure") and not records_io.is_warmup(r)]
+    if failed:
+        return _with_failures(failed, [r for r in records if not r.get("failure")])
     pools = records_io.group(records)
     if not pools:
         return [Finding("no_data", "unknown (no runs)", "no run records to diagnose (warm-up runs are left out)",
@@ -480,6 +483,20 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
                                 "run with GPU and CPU sampling available (NVML / nvidia-smi, psutil) and a framework "
                                 "profile that parses its log, then diagnose again"))
     return findings
+
+
+def _with_failures(failed: Sequence[dict], rest: Sequence[dict]) -> list[Finding]:
+    """Failed runs first and on their own: their phases are cut short, so no tuning advice rests on them."""
+    from ..core.safe import one_line
+
+    first = failed[0]["failure"]
+    last = f"; its last line on std{first['stream']}: \"{one_line(first['last_lines'][-1])}\"" if first["last_lines"] else ""
+    runs = len(failed) + len([r for r in rest if not records_io.is_warmup(r)])
+    finding = Finding("run_failed", "the run did not complete", f"{len(failed)} of {runs} run(s) did not complete: "
+                      f"{first['how']} (run {failed[0].get('run_id')}){last}",
+                      "fix what made it fail (the lines above), then measure again: a failed run's timings say "
+                      "nothing about its bottleneck")
+    return [finding] + (diagnose(rest) if any(not records_io.is_warmup(r) for r in rest) else [])
 
 
 def render(findings: Sequence[Finding]) -> str:

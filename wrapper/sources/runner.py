@@ -27,9 +27,16 @@ BURST_MIN_RUN_S = 1.0
 
 
 def prepare(config: RunConfig) -> Prepared:
-    """The run's markers and rules (``pipeline.prepare``); a bad --url / --port / --max-tokens of a server run
-    is refused here, before the start."""
+    """The run's markers and rules (``pipeline.prepare``); a bad --url / --port / --max-tokens of a server run,
+    or a model path given to the framework's own model flag that does not exist, is refused here, before the
+    start (a replay never checks: its paths are another machine's)."""
     prepared = _prepare(config)
+    missing = _profiles.missing_model(prepared.profile, config.command)
+    if missing is not None:
+        from ..core.safe import one_line
+
+        raise ValueError(f"{missing[0]}: model file '{one_line(missing[1])}' does not exist; check the path "
+                         "(nothing was started)")
     if config.request is not None:
         request_for(config, prepared.profile)
     return prepared

@@ -47,8 +47,31 @@ def phase_bar(record: dict) -> Optional[str]:
     return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
 
 
+def render_failure(record: dict) -> Optional[str]:
+    """A failed run's summary, failure first: how it failed, its last lines, what was measured before it
+    ended; no phase reasons or marker advice (the run never got to be measured). None for a run that did its job."""
+    from ...core.safe import terminal
+
+    failure = record.get("failure")
+    if not failure:
+        return None
+    lines = [f"phasewrap: {failure['how']} · run {record['run_id']} · profile {record.get('profile') or 'generic'}"]
+    if failure["last_lines"]:
+        lines.append(f"last lines on std{failure['stream']}:")
+        lines += [f"  {terminal(line)}" for line in failure["last_lines"]]
+    phases = record["phases"]
+    measured = " · ".join(f"{name} {phases[key]:.3f} s" for name, key in PHASE_ROWS if phases.get(key) is not None)
+    lines.append(f"measured before it ended: {measured or 'nothing'}")
+    lines += [f"warning: {w}" for w in record.get("warnings", [])]
+    return "\n".join(lines) + "\n"
+
+
 def render(record: dict) -> str:
-    """The per-run table: phase, seconds, share of total, resource columns when sampled."""
+    """The per-run table: phase, seconds, share of total, resource columns when sampled (a failed run: its
+    failure first, see ``render_failure``)."""
+    failed = render_failure(record)
+    if failed is not None:
+        return failed
     from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
     phases = record["phases"]
     total = phases.get("total_s")
