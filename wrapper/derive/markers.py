@@ -174,6 +174,7 @@ class PhaseTracker:
         self._token_tail = ""
         self._before_ready: deque = deque(maxlen=64)
         self.stream_bytes = {OUT: 0, ERR: 0}
+        self.stream_reads = {OUT: 0, ERR: 0}
         self.stream_first_ns: dict[str, int] = {}
         self.stream_last_ns: dict[str, int] = {}
         # the last reads of each stream, for a failed run's "last lines" (cheap: a bounded append per chunk)
@@ -202,6 +203,7 @@ class PhaseTracker:
     def feed(self, chunk: Chunk) -> None:
         stream = chunk.stream
         self.stream_bytes[stream] += len(chunk.data)
+        self.stream_reads[stream] += 1
         self._tails[stream].append(chunk.data)
         self.stream_last_ns[stream] = chunk.t_ns
         if stream not in self.stream_first_ns:

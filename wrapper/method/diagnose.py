@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
 from . import steps
+from ..model import accessors
 from ..sources import records_io
 from . import stats
 
@@ -73,6 +74,8 @@ class _Facts:
     missing: dict         # phase field → reason, from the first record that gives one
     load_steps: list      # the runs' load steps matched by name (steps.pooled)
     gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
+    model_format: Optional[str] = None  # "GGUF" / "safetensors": already a format the backend maps directly
+    buffered: int = 0     # runs whose token stream came in one burst at exit: their phases can't be measured
 
 
 def _number(value) -> Optional[float]:
@@ -109,6 +112,8 @@ def _facts(records: Sequence[dict]) -> _Facts:
         missing=missing,
         load_steps=steps.pooled(records),
         gaps=_gap_facts(records),
+        buffered=sum(1 for r in records if accessors.is_buffered(r)),
+        model_format=accessors.model_format(records[0]),
     )
 
 
@@ -180,6 +185,12 @@ def _phase_data_missing(f: _Facts) -> Finding:
 
 
 def rule_phases(f: _Facts) -> Result:
+    if f.buffered:
+        return Finding("phases_unmeasurable", "unmeasurable (output buffered until exit)",
+                       f"in {f.buffered} of {f.runs} run(s) the output came in one burst at exit: the reads can't "
+                       "show when loading ended or the tokens came, so the phases are not ranked",
+                       "make the child write as it goes: --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1, then "
+                       "measure again")
     dom = _dominant(f)
     if dom is None:
         return _phase_data_missing(f)
@@ -222,6 +233,16 @@ STEP_NEXT = {
 STEP_SHARE_LISTED = 0.15
 
 
+def _convert_advice(f: _Facts, advice: str) -> str:
+    """``advice`` (use a format the backend maps directly) unless the model already is one: then what is true."""
+    if f.model_format is None:
+        return advice
+    return (f"the model is already {f.model_format}, which the backend maps with mmap: there is no format to "
+            "convert; a warm load of it is mostly the page faults that map the file into the process and the "
+            "context set-up, so it grows with the file size (a smaller quant maps fewer pages) and a long-running "
+            "server pays it once; check no --no-mmap and that the quant type is native to the backend")
+
+
 def _disk_high(f: _Facts, read: Optional[float]) -> bool:
     return read is not None and read >= (DISK_SHARE_OF_MODEL * f.model_mib if f.model_mib else DISK_READ_HIGH_MIB)
 
@@ -234,6 +255,8 @@ def _load_steps_finding(f: _Facts, quote: str, contradiction: str) -> Optional[F
         return None
     top = steps[0]
     what, next_step = STEP_NEXT[top["kind"]]
+    if top["kind"] == "cpu-single":
+        next_step = _convert_advice(f, next_step)
     listed = [s for s in steps[1:] if (s["dur_s"] or 0) >= STEP_SHARE_LISTED * load_s]
     others = "".join(f"; then '{s['name']}' {_s(s['dur_s'])}: {s['kind']}" for s in listed)
     statement = (f"{quote}; its largest step '{top['name']}' {_s(top['dur_s'])} ({top['dur_s'] / load_s:.0%} of "
@@ -261,9 +284,9 @@ def _load(f: _Facts, quote: str) -> Finding:
     if f.label == "warm":
         return Finding("load_warm_slow", "deserialization / format conversion",
                        f"{quote}, although the model files were in the page cache (warm): the disk is not the limit",
-                       "use a format the backend maps directly (GGUF with mmap, safetensors) instead of one converted "
-                       "at load (pickle .bin, on-the-fly quantization, dtype casts); don't pass --no-mmap; check the "
-                       "quant type is native to the backend")
+                       _convert_advice(f, "use a format the backend maps directly (GGUF with mmap, safetensors) "
+                                       "instead of one converted at load (pickle .bin, on-the-fly quantization, dtype "
+                                       "casts); don't pass --no-mmap; check the quant type is native to the backend"))
     if f.label == "cold":
         if read is None:
             return Finding("load_cold_unknown", "load (disk or deserialization: disk reads not sampled)",
@@ -280,8 +303,9 @@ def _load(f: _Facts, quote: str) -> Finding:
                            "storage (NVMe), or keep it in the page cache between runs")
         return Finding("load_cold_little_read", "deserialization / format conversion",
                        f"{quote}, on a cold page cache, yet only {reads}: the disk is not the limit",
-                       "use a format the backend maps directly (GGUF with mmap, safetensors) instead of one converted "
-                       "at load; check the quant type is native to the backend")
+                       _convert_advice(f, "use a format the backend maps directly (GGUF with mmap, safetensors) "
+                                       "instead of one converted at load; check the quant type is native to the "
+                                       "backend"))
     state = "partly in the page cache" if f.label == "partial" else "not measured"
     return Finding("load_dominant", "load (quant format, mmap or disk)",
                    f"{quote}; page cache state: {state}",
@@ -339,7 +363,7 @@ def rule_load_pegged(f: _Facts) -> Result:
     busiest, mean = _res(f, "load", "cpu_busiest_thread_pct_max"), _res(f, "load", "cpu_pct_mean")
     if busiest is None or mean is None:
         return "one core pegged during load (needs resources.load.cpu_busiest_thread_pct_max and cpu_pct_mean)"
-    if not (busiest >= PEGGED_THREAD_PCT and mean < PEGGED_PROCESS_PCT_BELOW and _material(f, "load_s")):
+    if f.buffered or not (busiest >= PEGGED_THREAD_PCT and mean < PEGGED_PROCESS_PCT_BELOW and _material(f, "load_s")):
         return None
     steps = sorted(f.load_steps, key=lambda st: -(st["dur_s"] or 0))
     if steps and steps[0]["kind"] == "cpu-single" and _dominant(f) == ("load", "load_s"):
@@ -347,8 +371,9 @@ def rule_load_pegged(f: _Facts) -> Result:
     return Finding("load_one_core", "single-threaded deserialization / format conversion",
                    f"during load the busiest thread peaked at {busiest:.0f}% while the process averaged "
                    f"{mean:.0f}% CPU: one core pegged{_of_runs(f)}",
-                   "the load is bound to one core converting or parsing weights: use a pre-converted, mmap-able "
-                   "format (GGUF, safetensors) and avoid load-time quantization or dtype conversion")
+                   _convert_advice(f, "the load is bound to one core converting or parsing weights: use a "
+                                   "pre-converted, mmap-able format (GGUF, safetensors) and avoid load-time "
+                                   "quantization or dtype conversion"))
 
 
 def rule_ttft_preprocessing(f: _Facts) -> Result:
@@ -418,7 +443,7 @@ def _stutter_cause(stalls: list) -> str:
 def rule_decode_stalls(f: _Facts) -> Result:
     """Stuttering decode (stalls) vs steady-but-slow decode (every token equally slow)."""
     g = f.gaps
-    if g is None:
+    if g is None or f.buffered:
         return None  # records older than the gap fields: nothing to say, nothing missing in them
     if not g:
         return "stutter vs steady decode (needs decode_gaps_ms: two or more token reads)"

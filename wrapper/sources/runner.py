@@ -18,12 +18,13 @@ from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream
                        phase_windows, tracker_for, watcher_for)
 from ..derive.pipeline import prepare as _prepare
 from ..model import profiles as _profiles
+from ..model.accessors import BUFFERED_KIND
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 
 __all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 BURST_WINDOW_S = 0.1
-BURST_MIN_RUN_S = 1.0
+BURST_BUFFER_BYTES = 4096  # the smallest stdio buffer a block-buffered child flushes at a time
 
 
 def prepare(config: RunConfig) -> Prepared:
@@ -59,13 +60,19 @@ def new_run_id(wall_s: Optional[float] = None) -> str:
 
 
 def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:
+    """The warning for a token stream that came in one burst at exit, whatever the run's length: then its reads
+    can't show when tokens (or a ready line on it) came. A stream written as it goes has a read per write; a
+    block-buffered one has a read per buffer-full, so few reads for its bytes tell the two apart."""
     first = tracker.stream_first_ns.get(token_stream)
     if first is None or result.exit_ns is None:
         return None
     run_s = (result.exit_ns - result.t0_ns) / 1e9
-    if run_s >= BURST_MIN_RUN_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S:
-        return (f"all {token_stream} output arrived in one burst at exit: the child probably block-buffers "
-                "when piped; try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1")
+    reads = tracker.stream_reads.get(token_stream, 0)
+    few_reads = reads <= tracker.stream_bytes.get(token_stream, 0) // BURST_BUFFER_BYTES + 1
+    if run_s > BURST_WINDOW_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S and few_reads:
+        return (f"all {token_stream} output arrived in one burst at exit ({run_s:.2f} s into the run): the child "
+                "probably block-buffers when piped, so its phases can't be measured; try --pty, `stdbuf -o0 CMD` "
+                "or PYTHONUNBUFFERED=1")
     return None
 
 
@@ -181,7 +188,7 @@ def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
     warnings = []
     burst = _burst_warning(tracker, result, prep.tokens.stream)
     if burst:
-        warnings.append(RunWarning("burst_at_exit", burst))
+        warnings.append(RunWarning(BUFFERED_KIND, burst))
     if result.drain_timed_out:
         warnings.append(RunWarning("drain_timeout", "the child exited but something it started kept its output "
                                    f"open; stopped waiting after {prep.config.drain_s:g} s"))

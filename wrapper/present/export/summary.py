@@ -5,6 +5,7 @@ from typing import Optional
 
 from ...derive import energy, gaps, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
+from ...model.accessors import is_buffered
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
 RESOURCE_COLUMNS = (
@@ -105,13 +106,15 @@ def render(record: dict) -> str:
             lines.append(line)
     dom = dominant_phase(record)
     unmeasured = unmeasured_share(record)
-    if unmeasured is not None and unmeasured > 0.5:
+    if is_buffered(record):
+        lines.append("phases not ranked: the output came in one burst at exit, so the reads can't show them")
+    elif unmeasured is not None and unmeasured > 0.5:
         largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
         lines.append(f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
                      f"start-up before a marker, the time after the last token){largest}")
     elif dom is not None:
         lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")
-    bar = phase_bar(record)
+    bar = None if is_buffered(record) else phase_bar(record)
     if bar:
         lines.append(bar)
     for row in record.get("reported_vs_measured") or []:
