@@ -6,6 +6,7 @@ import stat
 import sys
 
 from wrapper.method.diagnose import diagnose
+from wrapper.model import profiles
 
 from .conftest import STANDIN, read_jsonl, run_phasewrap
 from .test_diagnose import QUIET, REPORTED_CLEAN, rec
@@ -71,6 +72,13 @@ def test_missing_model_on_the_frameworks_flag_is_refused_before_the_start(tmp):
 def test_a_generic_commands_dash_m_is_not_a_model_flag():
     proc = run_phasewrap(["run", "-q", "--", sys.executable, "-m", "json.tool", "--help"])
     assert proc.returncode == 0
+    # Python's own -m is never the model flag, even under a profile that has one
+    proc = run_phasewrap(["run", "-q", "--profile", "llama.cpp", "--", sys.executable, "-u", "-m", "json.tool",
+                          "--help"])
+    assert proc.returncode == 0
+    assert profiles.missing_model(profiles.PROFILES["vllm"], ["vllm", "serve", "--model", "org/name"]) is None
+    assert profiles.missing_model(profiles.PROFILES["vllm"], ["vllm", "serve", "--model", "./nope"]) == (
+        "--model", "./nope")
 
 
 BUFFERED_CHILD = ("import time\nprint('loading weights')\ntime.sleep(0.3)\nprint('model loaded')\ntime.sleep(0.1)\n"

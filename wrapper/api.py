@@ -14,6 +14,7 @@ import os
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from .errors import GpuBusy, StartError, UsageError
+from .model.profiles import NO_TOKENS_KIND
 
 log = logging.getLogger("phasewrap")
 
@@ -275,7 +276,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     _check_outputs(jsonl_for("RUN_ID"), csv_for("RUN_ID"), capture_check, plot)
     exporters = _exporters(prom_textfile, mlflow, session)
     for warning in prepared[0].warnings:
-        log.warning("%s", warning.text)
+        if warning.kind != NO_TOKENS_KIND:  # the stream decides that one: in the record only if no token came
+            log.warning("%s", warning.text)
     _refuse_or_warn_busy_gpu(gpu, require_idle_gpu)
 
     unwritten: list = []

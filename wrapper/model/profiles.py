@@ -368,13 +368,25 @@ def _flag_values(argv: Sequence[str], flags: Sequence[str]):
                 yield flag, arg[len(flag) + 1:]
 
 
+def _program_args(argv: Sequence[str]) -> list:
+    """``argv`` without a Python interpreter's own options: in ``python3 -u -m module ARGS`` the ``-m`` is
+    Python's, so the program is ``module ARGS``."""
+    args = list(argv)
+    if not args or not PYTHON_EXE.match(os.path.basename(args[0])):
+        return args
+    i = 1
+    while i < len(args) and args[i].startswith("-") and args[i] != "-m":
+        i += 1
+    return args[i + 1:] if i < len(args) and args[i] == "-m" else args[i:]
+
+
 def missing_model(profile: Profile, argv: Sequence[str]) -> Optional[tuple[str, str]]:
     """(flag, path) of a model path given to the profile's own model flag that does not exist; None if all do.
 
     Only the framework's declared flags are read (never a generic command's ``-m``, which may be ``python3 -m
     module``); a hub id (``org/name``) is no path unless the profile's flag always takes one.
     """
-    for flag, value in _flag_values(argv, profile.model_flags):
+    for flag, value in _flag_values(_program_args(argv), profile.model_flags):
         path_like = (profile.model_is_path or value.startswith(("/", "./", "../", "~"))
                      or value.lower().endswith(MODEL_FILE_SUFFIXES))
         if path_like and value and not os.path.exists(os.path.expanduser(value)):
