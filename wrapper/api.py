@@ -431,13 +431,16 @@ def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.Path
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     inputs = [os.fspath(i) for i in inputs]
-    sections = ()
+    from .present.plot import load_runs
+    from .present.sweep_html import render_html as sweep_html
+
+    records = [v.record for v in load_runs(inputs) if v.record]
+    sections = tuple(s for s in (sweep_html(records),) if s)  # a sweep: its diagnosis per variant, up top
     if by == "host":
         from .method.byhost import table
         from .present.byhost import render_html
-        from .present.plot import load_runs
 
-        sections = (render_html(table([v.record for v in load_runs(inputs) if v.record])),)
+        sections = (render_html(table(records)),) + sections
     return write_report(inputs, os.fspath(output), sections=sections)
 
 

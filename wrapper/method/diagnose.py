@@ -15,11 +15,12 @@ Thresholds (one place, so the rules read as data):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Union
 
-from . import steps
+from . import steps, sweep
 from ..model import accessors
+from ..derive.loadsteps import START_UP
 from ..sources import records_io
 from . import stats
 
@@ -56,6 +57,7 @@ class Finding:
     bottleneck: str
     statement: str
     next_step: str
+    variant: Optional[str] = None  # a sweep's variant (``ctx=512``) the finding is about; None: all the runs
 
 
 # -- the figures, over runs -----------------------------------------------------------------------------------
@@ -255,7 +257,10 @@ def _load_steps_finding(f: _Facts, quote: str, contradiction: str) -> Optional[F
         return None
     top = steps[0]
     what, next_step = STEP_NEXT[top["kind"]]
-    if top["kind"] == "cpu-single":
+    if top["name"] == START_UP:
+        next_step = ("the time before the program's first line is its own start-up (interpreter, imports, dynamic "
+                     "linking, argument parsing): import less at start, or keep a long-running process")
+    elif top["kind"] == "cpu-single":
         next_step = _convert_advice(f, next_step)
     listed = [s for s in steps[1:] if (s["dur_s"] or 0) >= STEP_SHARE_LISTED * load_s]
     others = "".join(f"; then '{s['name']}' {_s(s['dur_s'])}: {s['kind']}" for s in listed)
@@ -481,6 +486,9 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     failed = [r for r in records if r.get("failure") and not records_io.is_warmup(r)]
     if failed:
         return _with_failures(failed, [r for r in records if not r.get("failure")])
+    by_variant = sweep.variants(records)
+    if len(by_variant) > 1:
+        return _by_variant(records, by_variant)
     pools = records_io.group(records)
     if not pools:
         return [Finding("no_data", "unknown (no runs)", "no run records to diagnose (warm-up runs are left out)",
@@ -510,6 +518,23 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     return findings
 
 
+def _by_variant(records: Sequence[dict], by_variant: dict) -> list[Finding]:
+    """A sweep: what each tag moved, then each variant diagnosed on its own (never pooled into one median); the
+    checks no variant's data allowed are named once, at the end."""
+    effects = sweep.effect_lines(records)
+    findings = [Finding("sweep_effect", "sweep: what each tag moved", "; ".join(e[len("sweep: "):] for e in effects),
+                        "each variant is diagnosed on its own below: look at the one whose dominant phase costs "
+                        "most, and keep the tag value that shortens the phase you care about")]
+    unchecked = None
+    for name, runs in by_variant.items():
+        for finding in diagnose(runs):
+            if finding.rule == "not_checked":
+                unchecked = unchecked or finding
+            else:
+                findings.append(replace(finding, variant=name))
+    return findings + ([unchecked] if unchecked else [])
+
+
 def _with_failures(failed: Sequence[dict], rest: Sequence[dict]) -> list[Finding]:
     """Failed runs first and on their own: their phases are cut short, so no tuning advice rests on them."""
     from ..core.safe import one_line
@@ -528,6 +553,7 @@ def render(findings: Sequence[Finding]) -> str:
     """Findings as numbered text: ``1. [bottleneck] statement`` with the next step beneath."""
     lines = []
     for i, finding in enumerate(findings, 1):
-        lines.append(f"{i}. [{finding.bottleneck}] {finding.statement}")
+        variant = f"{finding.variant}: " if finding.variant else ""
+        lines.append(f"{i}. {variant}[{finding.bottleneck}] {finding.statement}")
         lines.append(f"   next: {finding.next_step}")
     return "\n".join(lines) + "\n"

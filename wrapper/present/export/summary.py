@@ -186,7 +186,10 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
     if left_out:
         named = ", ".join(f"{r['run_id']} ({r.get('status')})" for r in left_out)
         head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
-    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes) + "\n"
+    from ...method.sweep import effect_lines
+
+    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes
+                     + effect_lines(records)) + "\n"
 
 
 def one_line(record: dict) -> str:
