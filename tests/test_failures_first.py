@@ -34,6 +34,15 @@ def test_failed_run_leads_with_its_exit_code_and_last_stderr_lines(tmp):
     assert 'its last line on stderr: "error: no such weights: w.bin"' in finding.statement
 
 
+def test_repeated_runs_that_all_fail_lead_with_the_failure_not_an_empty_table():
+    proc = run_phasewrap(["run", "-q", "-n", "2", "--", sys.executable, "-c", FAILING_CHILD])
+    assert proc.returncode == 3
+    err = proc.stderr.decode()
+    summary = err[err.index("phasewrap: 2 of 2 run(s) failed, none measured; the first:"):]
+    assert summary.splitlines()[1].startswith("phasewrap: the command failed (exit 3) · run ")
+    assert "median [min–max]" not in err and "next: give the markers" not in err
+
+
 def test_timeout_before_ready_is_a_failure_and_an_ok_run_has_none(tmp):
     log = str(tmp / "r.jsonl")
     run_phasewrap(["run", "-q", "--jsonl", log, "--timeout", "0.3", "--ready", "never", "--", sys.executable, "-c",

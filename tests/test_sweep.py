@@ -24,7 +24,8 @@ def test_each_variant_is_diagnosed_on_its_own_and_the_tag_that_moved_a_phase_is_
     assert list(sweep.variants(runs)) == ["ctx=512", "ctx=8192"]  # host is the same everywhere: no variant
     findings = diagnose(runs)
     assert findings[0].rule == "sweep_effect"
-    assert findings[0].statement == "ctx=512 → 8192 moved ttft 0.115 → 3.015 s, total 1.745 → 4.645 s; not load, decode"
+    assert findings[0].statement == ("ctx=512 → 8192 moved ttft 0.115 → 3.015 s, total 1.745 → 4.645 s; "
+                                     "not load, decode")
     by_variant = [(f.variant, f.rule) for f in findings[1:]]
     # ctx=512 is load-bound, ctx=8192 prompt-bound: a pooled median would have hidden one of them
     assert ("ctx=512", "load_dominant") in by_variant and ("ctx=8192", "ttft_dominant") in by_variant

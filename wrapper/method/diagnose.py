@@ -540,7 +540,9 @@ def _with_failures(failed: Sequence[dict], rest: Sequence[dict]) -> list[Finding
     from ..core.safe import one_line
 
     first = failed[0]["failure"]
-    last = f"; its last line on std{first['stream']}: \"{one_line(first['last_lines'][-1])}\"" if first["last_lines"] else ""
+    last = ""
+    if first["last_lines"]:
+        last = f"; its last line on std{first['stream']}: \"{one_line(first['last_lines'][-1])}\""
     runs = len(failed) + len([r for r in rest if not records_io.is_warmup(r)])
     finding = Finding("run_failed", "the run did not complete", f"{len(failed)} of {runs} run(s) did not complete: "
                       f"{first['how']} (run {failed[0].get('run_id')}){last}",

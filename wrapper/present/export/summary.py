@@ -157,6 +157,10 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
     # Only runs that ended on their own enter the statistics: a timed-out or interrupted run's phases are cut.
     measured = [r for r in recorded if r.get("status") == "ok"]
     left_out = [r for r in recorded if r.get("status") != "ok"]
+    failed = [r for r in left_out if r.get("failure")]
+    if failed and not measured:  # nothing to tabulate: the failure first, as for one run
+        return (f"phasewrap: {len(failed)} of {len(recorded)} run(s) failed, none measured; the first:\n"
+                + render_failure(failed[0]))
     groups: dict = {}
     for record in measured:
         groups.setdefault(_group_key(record, sweep_names), []).append(record)
