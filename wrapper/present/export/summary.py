@@ -67,6 +67,19 @@ def render_failure(record: dict) -> Optional[str]:
     return "\n".join(lines) + "\n"
 
 
+def _share_line(record: dict) -> Optional[str]:
+    """The dominant phase, or why none is named (output buffered until exit, most of the run unmeasured)."""
+    dom = dominant_phase(record)
+    unmeasured = unmeasured_share(record)
+    if is_buffered(record):
+        return "phases not ranked: the output came in one burst at exit, so the reads can't show them"
+    if unmeasured is not None and unmeasured > 0.5:
+        largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
+        return (f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
+                f"start-up before a marker, the time after the last token){largest}")
+    return None if dom is None else f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)"
+
+
 def render(record: dict) -> str:
     """The per-run table: phase, seconds, share of total, resource columns when sampled (a failed run: its
     failure first, see ``render_failure``)."""
@@ -104,16 +117,9 @@ def render(record: dict) -> str:
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
-    dom = dominant_phase(record)
-    unmeasured = unmeasured_share(record)
-    if is_buffered(record):
-        lines.append("phases not ranked: the output came in one burst at exit, so the reads can't show them")
-    elif unmeasured is not None and unmeasured > 0.5:
-        largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
-        lines.append(f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
-                     f"start-up before a marker, the time after the last token){largest}")
-    elif dom is not None:
-        lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")
+    share = _share_line(record)
+    if share:
+        lines.append(share)
     bar = None if is_buffered(record) else phase_bar(record)
     if bar:
         lines.append(bar)
