@@ -5,6 +5,8 @@ import os
 import stat
 import sys
 
+import pytest
+
 from wrapper.method.diagnose import diagnose
 from wrapper.model import profiles
 
@@ -133,3 +135,24 @@ def test_advice_never_tells_a_gguf_run_to_use_gguf():
         assert "use a format the backend maps directly" not in finding.next_step
     pickle = _warm_one_core_load(["python3", "load.py", "/models/pytorch_model.bin"])
     assert "pre-converted, mmap-able format (GGUF, safetensors)" in pickle[1].next_step
+
+
+LLAMA_BIN = os.environ.get("PHASEWRAP_LLAMA_BIN_DIR")
+
+
+@pytest.mark.llama
+@pytest.mark.skipif(not LLAMA_BIN, reason="PHASEWRAP_LLAMA_BIN_DIR is not set: run bin/build-llama-cpp (or .ci/run)")
+def test_real_llama_completion_that_fails_to_load_leads_with_its_failure(tmp):
+    exe = os.path.join(LLAMA_BIN, "llama-completion")
+    bad = tmp / "not-a-model.gguf"
+    bad.write_bytes(b"this is no GGUF file\n" * 64)
+    log = str(tmp / "r.jsonl")
+    proc = run_phasewrap(["run", "-q", "--jsonl", log, "--", exe, "-m", str(bad), "-p", "hi", "-n", "4", "-no-cnv"])
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert err.splitlines()[0].startswith("phasewrap: the command failed (exit 1) · run ")
+    assert "last lines on stderr:" in err and "failed to load model" in err
+    assert "next: give the markers" not in err and "/(?=" not in err
+    missing = run_phasewrap(["run", "-q", "--", exe, "-m", str(tmp / "absent.gguf"), "-p", "hi"])
+    assert missing.returncode == 2 and missing.stderr.decode().count("\n") == 1
+    assert "absent.gguf' does not exist" in missing.stderr.decode()
