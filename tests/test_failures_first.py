@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from wrapper import api
 from wrapper.method.diagnose import diagnose
 from wrapper.model import profiles
 
@@ -99,8 +100,9 @@ BUFFERED_CHILD = ("import time\nprint('loading weights')\ntime.sleep(0.3)\nprint
 def test_buffered_output_under_a_second_is_warned_and_no_phase_is_ranked(tmp):
     log = str(tmp / "r.jsonl")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    proc = run_phasewrap(["run", "-q", "--jsonl", log, "--ready", "model loaded", "--", sys.executable, "-c",
-                          BUFFERED_CHILD], env=env)
+    caps = tmp / "caps"
+    proc = run_phasewrap(["run", "-q", "--jsonl", log, "--capture", str(caps), "--ready", "model loaded", "--",
+                          sys.executable, "-c", BUFFERED_CHILD], env=env)
     [record] = read_jsonl(log)
     assert record["phases"]["total_s"] < 1.0
     assert [w["kind"] for w in record["warning_details"]] == ["burst_at_exit"]
@@ -109,6 +111,10 @@ def test_buffered_output_under_a_second_is_warned_and_no_phase_is_ranked(tmp):
     findings = diagnose([record])
     assert findings[0].rule == "phases_unmeasurable"
     assert not any(f.rule.endswith("_dominant") or f.rule.startswith("load_") for f in findings)
+    # the capture's replay reads the same chunks: the same warning, the same diagnosis
+    [replayed] = api.analyze([str(caps)])
+    assert [w["kind"] for w in replayed["warning_details"]] == ["burst_at_exit"]
+    assert diagnose([replayed])[0].rule == "phases_unmeasurable"
 
 
 def test_output_written_as_it_goes_is_not_called_buffered(tmp):

@@ -14,17 +14,14 @@ from .capture import CaptureWriter
 from ..model.events import RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.markers import PhaseTracker
-from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
-                       phase_windows, tracker_for, watcher_for)
+from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, burst_warning, detected_profile,
+                               facts_from, finish, phase_windows, tracker_for, watcher_for)
 from ..derive.pipeline import prepare as _prepare
 from ..model import profiles as _profiles
-from ..model.accessors import BUFFERED_KIND
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 
 __all__ = ["HTTP", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
-BURST_WINDOW_S = 0.1
-BURST_BUFFER_BYTES = 4096  # the smallest stdio buffer a block-buffered child flushes at a time
 
 
 def prepare(config: RunConfig) -> Prepared:
@@ -57,23 +54,6 @@ def request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clo
 def new_run_id(wall_s: Optional[float] = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
     return f"{stamp}-{os.urandom(3).hex()}"
-
-
-def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:
-    """The warning for a token stream that came in one burst at exit, whatever the run's length: then its reads
-    can't show when tokens (or a ready line on it) came. A stream written as it goes has a read per write; a
-    block-buffered one has a read per buffer-full, so few reads for its bytes tell the two apart."""
-    first = tracker.stream_first_ns.get(token_stream)
-    if first is None or result.exit_ns is None:
-        return None
-    run_s = (result.exit_ns - result.t0_ns) / 1e9
-    reads = tracker.stream_reads.get(token_stream, 0)
-    few_reads = reads <= tracker.stream_bytes.get(token_stream, 0) // BURST_BUFFER_BYTES + 1
-    if run_s > BURST_WINDOW_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S and few_reads:
-        return (f"all {token_stream} output arrived in one burst at exit ({run_s:.2f} s into the run): the child "
-                "probably block-buffers when piped, so its phases can't be measured; try --pty, `stdbuf -o0 CMD` "
-                "or PYTHONUNBUFFERED=1")
-    return None
 
 
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
@@ -186,9 +166,9 @@ def _start_end(result: LaunchResult) -> tuple[RunStart, RunEnd]:
 def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
     """What only a live run can tell: output held back until exit, descendants, a closed passthrough."""
     warnings = []
-    burst = _burst_warning(tracker, result, prep.tokens.stream)
+    burst = burst_warning(tracker, result.t0_ns, result.exit_ns, prep.tokens.stream)
     if burst:
-        warnings.append(RunWarning(BUFFERED_KIND, burst))
+        warnings.append(burst)
     if result.drain_timed_out:
         warnings.append(RunWarning("drain_timeout", "the child exited but something it started kept its output "
                                    f"open; stopped waiting after {prep.config.drain_s:g} s"))
