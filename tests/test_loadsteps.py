@@ -72,6 +72,8 @@ def test_a_done_line_names_the_step_it_closes_an_announcing_line_the_one_it_open
                                               "begin warm-up"]
     # the ready line ends the whole load: the step a line announced keeps that line's name
     assert _names((100, "loading weights"), (900, "model loaded")) == ["start-up", "loading weights"]
+    assert _names((100, "starting up"), (700, "Loading weights took 0.6 s"), (900, "server is up")) == [
+        "start-up", "Loading weights took # s", "Loading weights took # s → server is up"]
     # a first line that reports work done names the first step
     assert _names((300, "weights read from disk"), (900, "ok go")) == ["weights read from disk",
                                                                        "weights read from disk → ok go"]

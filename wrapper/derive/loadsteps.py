@@ -226,7 +226,7 @@ def _named_by_lines(bounds: list[Boundary]) -> list[Boundary]:
     out, opener = [], None
     for b in bounds:
         closer = b.text
-        done = bool(DONE_LINE.search(closer)) and not ANNOUNCE_LINE.match(step_name(closer))
+        done = bool(DONE_LINE.search(closer))  # "Loading weights took 2.1 s" reports, though it names the work
         announced = opener is not None and bool(ANNOUNCE_LINE.search(opener)) and not DONE_LINE.search(opener)
         if done and not (b.source == "ready" and announced):
             name = b.name

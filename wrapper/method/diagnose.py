@@ -240,9 +240,10 @@ def _convert_advice(f: _Facts, advice: str) -> str:
     if f.model_format is None:
         return advice
     return (f"the model is already {f.model_format}, which the backend maps with mmap: there is no format to "
-            "convert; a warm load of it is mostly the page faults that map the file into the process and the "
-            "context set-up, so it grows with the file size (a smaller quant maps fewer pages) and a long-running "
-            "server pays it once; check no --no-mmap and that the quant type is native to the backend")
+            "convert; a warm load of it is mostly the page faults that map the file into the process, the "
+            "context set-up and, with layers on the GPU, their upload, so it grows with the file size (a smaller "
+            "quant maps fewer pages) and a long-running server pays it once; check no --no-mmap and that the "
+            "quant type is native to the backend")
 
 
 def _disk_high(f: _Facts, read: Optional[float]) -> bool:
