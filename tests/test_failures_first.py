@@ -117,6 +117,14 @@ def test_buffered_output_under_a_second_is_warned_and_no_phase_is_ranked(tmp):
     assert diagnose([replayed])[0].rule == "phases_unmeasurable"
 
 
+def test_repeated_buffered_runs_are_warned_about_in_the_summary():
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = run_phasewrap(["run", "-q", "-n", "2", "--", sys.executable, "-c", BUFFERED_CHILD], env=env)
+    err = proc.stderr.decode()
+    assert "warning: in 2 of 2 run(s) the output came in one burst at exit" in err
+    assert "[unmeasurable (output buffered until exit)]" in err
+
+
 def test_output_written_as_it_goes_is_not_called_buffered(tmp):
     log = str(tmp / "r.jsonl")
     run_phasewrap(["run", "-q", "--jsonl", log, "--", *STANDIN, "--load-s", "0.05", "--ttft-s", "0.02",

@@ -198,6 +198,10 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
     from ...method.sweep import effect_lines
 
+    buffered = sum(1 for r in measured if is_buffered(r))
+    if buffered:
+        notes.insert(0, f"warning: in {buffered} of {len(measured)} run(s) the output came in one burst at exit: "
+                        "their phases can't be measured (try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1)")
     return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes
                      + effect_lines(records)) + "\n"
 
