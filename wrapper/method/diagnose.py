@@ -240,7 +240,7 @@ def _convert_advice(f: _Facts, advice: str) -> str:
     if f.model_format is None:
         return advice
     return (f"the model is already {f.model_format}, which the backend maps with mmap: there is no format to "
-            "convert; a warm load of it is mostly the page faults that map the file into the process, the "
+            "convert; when the disk is not the limit its load is mostly the page faults that map the file into the process, the "
             "context set-up and, with layers on the GPU, their upload, so it grows with the file size (a smaller "
             "quant maps fewer pages) and a long-running server pays it once; check no --no-mmap and that the "
             "quant type is native to the backend")
@@ -450,7 +450,7 @@ def rule_decode_stalls(f: _Facts) -> Result:
     """Stuttering decode (stalls) vs steady-but-slow decode (every token equally slow)."""
     g = f.gaps
     if g is None or f.buffered:
-        return None  # records older than the gap fields: nothing to say, nothing missing in them
+        return None  # records older than the gap fields, or gaps of one burst: nothing to say
     if not g:
         return "stutter vs steady decode (needs decode_gaps_ms: two or more token reads)"
     if not _material(f, "decode_s"):
@@ -482,7 +482,8 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     Runs are pooled by ``records_io.pool_key`` (never cold with warm): the largest pool is diagnosed, and a
     ``mixed_cache`` finding names the runs left out. The phase-share finding comes first, then VRAM, CPU offload,
     and the per-phase resource signals; a last ``not_checked`` finding names the data each skipped check needed.
-    With no record (warm-up runs don't count), one ``no_data`` finding.
+    With no record (warm-up runs don't count), one ``no_data`` finding. Failed runs come first (``run_failed``)
+    and out of the statistics; a sweep (runs whose tags differ) is diagnosed variant by variant (``_by_variant``).
     """
     failed = [r for r in records if r.get("failure") and not records_io.is_warmup(r)]
     if failed:
