@@ -143,10 +143,8 @@ def test_warmup_and_failed_runs_are_left_out_and_small_n_is_flagged():
     assert result["warnings"] == [
         "base: 1 run(s) left out, status not ok (timeout × 1)",
         "can't tell whether tag flash matches: not recorded on the base side",
-        "base: only 2 run(s): verdicts compare ranges, not a statistical test; run at least 3 (5 or more to see "
-        "small differences)",
-        "cand: only 2 run(s): verdicts compare ranges, not a statistical test; run at least 3 (5 or more to see "
-        "small differences)",
+        "too few runs for a significance test (2 base, 2 cand; it needs 3 per side): the verdicts only say whether "
+        "the ranges overlap; run -n 3 or more (5 or more to see small differences)",
     ]
 
 
@@ -197,3 +195,18 @@ def test_render_table_names_conditions_and_warnings():
         "are never pooled; only cache=warm is compared, compare the others separately",
         "",
     ]
+
+
+def test_a_swept_tags_own_argument_change_is_the_tag_not_a_second_condition():
+    def sweep_side(value, tag):
+        return side([1.0, 1.1, 1.2], tags={"ttft": tag},
+                    command=["python3", "standin.py", "--ttft-s", value, "--ctx=" + value + "k", "--tokens", "5"])
+    result = cmp.compare(sweep_side("0.1", "0.1"), sweep_side("0.3", "0.3"))
+    assert [c["condition"] for c in result["conditions"]] == ["tag ttft"]
+    assert not any("change one thing at a time" in w for w in result["warnings"])
+    # an argument the tag does not explain is still a second condition
+    other = side([1.0, 1.1, 1.2], tags={"ttft": "0.3"},
+                 command=["python3", "standin.py", "--ttft-s", "0.3", "--ctx=0.3k", "--tokens", "9"])
+    result = cmp.compare(sweep_side("0.1", "0.1"), other)
+    assert [c["condition"] for c in result["conditions"]] == ["arguments", "tag ttft"]
+    assert result["warnings"][0].startswith("change one thing at a time: 2 conditions differ: arguments, tag ttft")

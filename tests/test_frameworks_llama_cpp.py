@@ -152,3 +152,15 @@ def test_every_report_is_json_ready_with_all_keys():
     assert list(r) == ["framework", "version", "load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens",
                        "total_ms", "sampling_ms", "prompt_tps", "eval_tps", "gpu_layers", "buffers", "moe_experts_cpu",
                        "peak_memory_gb", "extra", "warnings", "unparsed"]
+
+
+def test_llama_cli_stats_line_is_its_own_prompt_and_generation_rates():
+    # real llama-cli 0.3.36 stdout (tests/fixtures/llama-cpp-0.3.36/README.md)
+    from .conftest import fixture
+
+    with open(fixture("llama-cpp-0.3.36", "cli-simple-io.stdout"), encoding="utf-8") as fh:
+        [run] = parse_lines(fh, "llama.cpp")
+    assert (run["prompt_tps"], run["eval_tps"]) == (14257.9, 21.8)
+    two = parse_lines(["[ Prompt: 323.5 t/s | Generation: 17.8 t/s ]", "[ Prompt: 300,0 t/s | Generation: 9.5 t/s ]"],
+                      "llama.cpp")
+    assert [(r["prompt_tps"], r["eval_tps"]) for r in two] == [(323.5, 17.8), (300.0, 9.5)]

@@ -45,18 +45,38 @@ def test_names_drop_log_prefixes_and_numbers_so_runs_of_one_command_match():
         "Loading weights:  #%"
 
 
-def test_without_profile_or_marks_every_line_ends_a_step_named_after_it():
+def test_without_profile_or_marks_every_line_cuts_a_step_named_for_what_happens_in_it():
     chunks = [chunk(100, "reading config\n"), chunk(400, "weights 1 of 2\nweights 2 of 2\n"), chunk(1000, "model loaded\n")]
     steps, reason = loadsteps.load_steps(chunks, {"ready": ready_at(1000)}, 0, (), [], [])
     assert reason is None
     assert [(s["name"], s["start_s"], s["end_s"], s["ended_by"]["text"]) for s in steps] == [
-        ("reading config", 0.0, 0.1, "reading config"),
-        ("weights # of #", 0.1, 0.4, "weights 1 of 2"),  # the second line of that read: 0 s, merged into the next
-        ("model loaded", 0.4, 1.0, "model loaded"),
+        ("start-up", 0.0, 0.1, "reading config"),  # before any line: the process start-up
+        ("reading config", 0.1, 0.4, "weights 1 of 2"),  # opened by a line that announces work
+        ("model loaded", 0.4, 1.0, "model loaded"),  # closed by a line that reports work done
     ]
-    assert steps[2]["merged"] == ["weights # of # (2)"]
+    assert steps[2]["merged"] == ["weights # of # → weights # of #"]  # neither: both lines (0 s, merged)
     assert {s["boundary"] for s in steps} == {"line", "ready"}
     assert all(s["kind"] == "unknown" and "no sampler" in s["evidence"] for s in steps)
+
+
+def _names(*lines):
+    """The step names when each (ms, text) line cuts the load window; the last line is ready."""
+    chunks = [chunk(t, text + "\n") for t, text in lines]
+    steps, _ = loadsteps.load_steps(chunks, {"ready": ready_at(lines[-1][0], lines[-1][1])}, 0, (), [], [])
+    return [s["name"] for s in steps]
+
+
+def test_a_done_line_names_the_step_it_closes_an_announcing_line_the_one_it_opens():
+    assert _names((100, "starting engine"), (500, "weights took 0.4 s"), (900, "begin warm-up"),
+                  (1500, "server ready")) == ["start-up", "weights took # s", "weights took # s → begin warm-up",
+                                              "begin warm-up"]
+    # the ready line ends the whole load: the step a line announced keeps that line's name
+    assert _names((100, "loading weights"), (900, "model loaded")) == ["start-up", "loading weights"]
+    assert _names((100, "starting up"), (700, "Loading weights took 0.6 s"), (900, "server is up")) == [
+        "start-up", "Loading weights took # s", "Loading weights took # s → server is up"]
+    # a first line that reports work done names the first step
+    assert _names((300, "weights read from disk"), (900, "ok go")) == ["weights read from disk",
+                                                                       "weights read from disk → ok go"]
 
 
 def test_profile_markers_fire_in_order_and_the_ready_step_takes_the_open_entry():
@@ -206,9 +226,10 @@ def test_standin_three_step_load_is_cut_at_its_lines_with_measured_kinds(weights
     lines = ("standin: weights read from disk", "standin: weights converted on one core", "standin: peer answered")
     for line, child_ns in zip(lines, child["load_steps_ns"]):
         step = by_line[line]
-        assert step["name"] == line
+        assert step["name"] == line  # each step keeps the name of the line that reports it done
         end_ns = record["t0_monotonic_ns"] + round(step["end_s"] * 1e9)
         assert abs(end_ns - child_ns) <= 30 * MS, (line, (end_ns - child_ns) / MS)
+    assert record["load_steps"][0]["name"] == "start-up"  # launch → "standin: loading weights"
     disk, cpu, wait = (by_line[line] for line in lines)
     assert disk["kind"] == "disk", disk
     assert disk["resources"]["disk_read_mib"] >= 380
@@ -221,6 +242,19 @@ def test_standin_three_step_load_is_cut_at_its_lines_with_measured_kinds(weights
     # the pre-run label said warm; the measured reads say otherwise, and the finding says so
     assert "MiB were read from disk during load: the measured reads outrank that label" in load["statement"], load
     assert "the disk is not the limit" not in load["statement"]
+
+
+def test_quick_start_load_step_is_named_after_the_line_that_announced_it(tmp_path):
+    jsonl = tmp_path / "runs.jsonl"
+    proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--jsonl", str(jsonl), "--", *STANDIN,
+                          "--load-s", "0.8", "--ttft-s", "0.4", "--tokens", "40", "-p", "Hello there"])
+    assert proc.returncode == 0, proc.stderr.decode()
+    record = json.loads(jsonl.read_text())
+    first, load = record["load_steps"]
+    assert first["name"] == "start-up" and first["ended_by"]["text"] == "standin: loading weights"
+    assert load["name"] == "standin: loading weights" and load["ended_by"]["text"] == "model loaded"
+    assert 0.75 <= load["dur_s"] <= 0.9
+    assert "'standin: loading weights' 0.8" in proc.stderr.decode()
 
 
 # -- real llama.cpp: cold vs warm, the step that loads the tensors ------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 from wrapper.model import profiles
 from wrapper.model.events import ERR, OUT, Chunk
 from wrapper.derive.markers import EchoFilter, PhaseTracker, TokenRule, compile_marker
-from wrapper.sources.runner import RunConfig, prepare
+from wrapper.derive.pipeline import RunConfig, prepare  # the replay side: recorded paths are not checked
 
 from .conftest import fixture
 

@@ -129,6 +129,7 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     ``StartError`` when the command can't be started.
     """
     from .method import fleet as _fleet
+    from .model.profiles import NO_TOKENS_KIND
     from .present.outputs import RunOutputs
 
     opts = _run_options(options, keywords)
@@ -139,7 +140,8 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     baseline_path = _baseline_target(opts.save_baseline, opts.baseline_dir)
     session = dataclasses.replace(plan, items=items, fleet=fleet, capture_dir_for=outputs.capture_dir_for)
     for warning in prepared[0].warnings:
-        log.warning("%s", warning.text)
+        if warning.kind != NO_TOKENS_KIND:  # the stream decides that one: in the record only if no token came
+            log.warning("%s", warning.text)
     _refuse_or_warn_busy_gpu(opts.gpu, opts.require_idle_gpu)
 
     def finished(record: dict) -> None:
@@ -380,16 +382,17 @@ def report(inputs: Union[str, os.PathLike, Sequence], output: Union[str, os.Path
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     inputs = [os.fspath(i) for i in inputs]
-    sections = ()
-    if by == "host" or trace:
-        from .present.plot import load_runs
+    from .present.plot import load_runs
+    from .present.sweep_html import render_html as sweep_html
 
-        views = load_runs(inputs)
+    views = load_runs(inputs)
+    records = [v.record for v in views if v.record]
+    sections = tuple(s for s in (sweep_html(records),) if s)  # a sweep: its diagnosis per variant, up top
     if by == "host":
         from .method.byhost import table
         from .present.byhost import render_html
 
-        sections = (render_html(table([v.record for v in views if v.record])),)
+        sections = (render_html(table(records)),) + sections
     if trace:
         from .core.writer import write_file
         from .present.export.trace import serialize

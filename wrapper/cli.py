@@ -484,7 +484,8 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
             _err(summary.render(records[0]))
         else:
             _err(summary.render_runs(records, sweep_names))
-        _err("diagnosis:\n" + render_findings(api.diagnose(records)))
+        # the summary just said what each swept tag moved: the diagnosis goes on with each variant
+        _err("diagnosis:\n" + render_findings([f for f in api.diagnose(records) if f.rule != "sweep_effect"]))
     elif args.format == "json" and records:
         _out(jsonl.pretty(records[0] if single else list(records)))
     return records.exit_status

@@ -10,8 +10,10 @@ Two halves, one-way:
   boundaries (the profile's ordered step markers, ``--mark``s, else every output line) → steps → short steps
   merged into the next → per-step figures from the samples → a ``kind`` with the figures as ``evidence``.
 
-A step is named after what ended it: the profile's step name, the mark's name, or the ending line with its log
-prefix stripped and numbers replaced by ``#`` (so the names of one command's runs match across runs).
+A step is named for what happens in it: the profile's step name or the mark's name; when lines cut the window,
+the line that reports the step's work done ("… loaded", "took 2.1 s", "read from disk"), else the line that
+announced it ("loading …", "starting …"), else both ("A → B"); the first step, before any line, is ``start-up``.
+A line as a name has its log prefix stripped and numbers replaced by ``#`` (so one command's runs match).
 """
 from __future__ import annotations
 
@@ -37,6 +39,17 @@ _GPU_SOURCES = ("nvml", "query-gpu", "dmon")
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _BAR = re.compile(r"\|[^|]*\|.*$")  # a tqdm bar and its counters after the percentage
+# A line that reports work done names the step it closes; one that announces work names the step it opens.
+DONE_LINE = re.compile(
+    r"\b(?:loaded|took|takes|done|finished|complete[ds]?|succeeded|ready|read from|ends?|ended|started|"
+    r"initiali[sz]ed|created|built|compiled|captured|allocated|converted|answered|fetched|downloaded|"
+    r"in \d+(?:\.\d+)? ?m?s)\b", re.IGNORECASE)
+ANNOUNCE_LINE = re.compile(
+    r"\b(?:loading|starting|start|begin|begins|beginning|initiali[sz]ing|creating|building|compiling|capturing|"
+    r"reading|downloading|fetching|allocating|preparing|converting|warming up|waiting for|connecting)\b",
+    re.IGNORECASE)
+START_UP = "start-up"
+SIDE_CHARS = 40  # each side of an "A → B" name
 
 # Kind thresholds: stated once, quoted in the README.
 DISK_MIB_S = 20.0  # sustained reads at least this fast (and at least DISK_MIN_MIB) make a step disk-bound
@@ -201,7 +214,36 @@ def boundaries(lines: Sequence[Line], marks: Mapping[str, Marker], profile_steps
             break
     found.append(Boundary(ready.t_ns, last_name or step_name(ready.text) or "until ready", _trim(ready.text),
                           ready.stream, "ready"))
-    return found, rule
+    return (_named_by_lines(found) if rule == "line" else found), rule
+
+
+def _named_by_lines(bounds: list[Boundary]) -> list[Boundary]:
+    """Line boundaries renamed for the step each ends: its closing line when that reports work done, else its
+    opening line when that announces work, else both; before the first line, the process start-up. The ready
+    line ends the whole load, so it names the last step only when the line that opened it announced nothing."""
+    from dataclasses import replace
+
+    out, opener = [], None
+    for b in bounds:
+        closer = b.text
+        done = bool(DONE_LINE.search(closer))  # "Loading weights took 2.1 s" reports, though it names the work
+        announced = opener is not None and bool(ANNOUNCE_LINE.search(opener)) and not DONE_LINE.search(opener)
+        if done and not (b.source == "ready" and announced):
+            name = b.name
+        elif announced:
+            name = step_name(opener)
+        elif opener is None:
+            name = START_UP
+        else:
+            name = f"{_side(opener)} → {_side(closer)}"
+        out.append(replace(b, name=name or b.name))
+        opener = closer
+    return out
+
+
+def _side(text: str) -> str:
+    name = step_name(text)
+    return name if len(name) <= SIDE_CHARS else name[:SIDE_CHARS - 1] + "…"
 
 
 def cut(bounds: Sequence[Boundary], t0_ns: int) -> list[Step]:

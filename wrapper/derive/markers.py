@@ -139,6 +139,10 @@ class TokenRule:
     think_tags: tuple = THINK_TAGS
 
 
+TAIL_CHUNKS = 64
+TAIL_LINES = 5
+
+
 class PhaseTracker:
     """Consumes chunks; produces the ready / first_token / last_token markers, named marks and a token count.
 
@@ -170,8 +174,11 @@ class PhaseTracker:
         self._token_tail = ""
         self._before_ready: deque = deque(maxlen=64)
         self.stream_bytes = {OUT: 0, ERR: 0}
+        self.stream_reads = {OUT: 0, ERR: 0}
         self.stream_first_ns: dict[str, int] = {}
         self.stream_last_ns: dict[str, int] = {}
+        # the last reads of each stream, for a failed run's "last lines" (cheap: a bounded append per chunk)
+        self._tails = {OUT: deque(maxlen=TAIL_CHUNKS), ERR: deque(maxlen=TAIL_CHUNKS)}
 
     @property
     def ready(self) -> Optional[Marker]:
@@ -180,6 +187,11 @@ class PhaseTracker:
     @property
     def first_token(self) -> Optional[Marker]:
         return self.found.get("first_token")
+
+    def last_lines(self, stream: str, count: int = TAIL_LINES) -> list[str]:
+        """The last ``count`` non-blank lines read on ``stream`` (raw text; make it safe before showing it)."""
+        text = b"".join(self._tails[stream]).decode("utf-8", "replace")
+        return [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
 
     def _needs_text(self, stream: str) -> bool:
         if any(spec.watches(stream) for spec in self._pending):
@@ -191,6 +203,8 @@ class PhaseTracker:
     def feed(self, chunk: Chunk) -> None:
         stream = chunk.stream
         self.stream_bytes[stream] += len(chunk.data)
+        self.stream_reads[stream] += 1
+        self._tails[stream].append(chunk.data)
         self.stream_last_ns[stream] = chunk.t_ns
         if stream not in self.stream_first_ns:
             self.stream_first_ns[stream] = chunk.t_ns

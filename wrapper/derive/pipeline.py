@@ -20,6 +20,7 @@ from typing import Callable, Optional, Sequence
 
 from ..model import phases as _phases
 from ..model import profiles as _profiles
+from ..model.accessors import BUFFERED_KIND
 from ..model.events import Chunk, Marker, RunEnd, RunStart, RunWarning
 from .gaps import GapStamps, stall_windows
 from .loadsteps import LoadWatcher, load_steps
@@ -28,6 +29,8 @@ from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
 from .record import RunFacts, build
 
 HTTP = "http"  # the token stream of a server run: the events of the --request response
+BURST_WINDOW_S = 0.1
+BURST_BUFFER_BYTES = 4096  # the smallest stdio buffer a block-buffered child flushes at a time
 
 
 @dataclass
@@ -139,6 +142,24 @@ def prepare(config: RunConfig) -> Prepared:
                        first_token=first, end=end)
     warnings = tuple(RunWarning(kind, text) for kind, text in _profiles.command_warnings(profile, config.command))
     return Prepared(config, profile, tuple(candidates), ready, ready_optional, tuple(marks), tokens, warnings)
+
+
+def burst_warning(tracker: PhaseTracker, t0_ns: int, exit_ns: Optional[int], token_stream: str) -> Optional[RunWarning]:
+    """The warning for a token stream that came in one burst at exit, whatever the run's length: then its reads
+    can't show when tokens (or a ready line on it) came. A stream written as it goes has a read per write; a
+    block-buffered one has a read per buffer-full, so few reads for its bytes tell the two apart. For a live
+    run and the replay of its capture (the reads are the capture's chunks)."""
+    first = tracker.stream_first_ns.get(token_stream)
+    if first is None or exit_ns is None:
+        return None
+    run_s = (exit_ns - t0_ns) / 1e9
+    reads = tracker.stream_reads.get(token_stream, 0)
+    few_reads = reads <= tracker.stream_bytes.get(token_stream, 0) // BURST_BUFFER_BYTES + 1
+    if run_s > BURST_WINDOW_S and (exit_ns - first) / 1e9 <= BURST_WINDOW_S and few_reads:
+        return RunWarning(BUFFERED_KIND, f"all {token_stream} output arrived in one burst at exit ({run_s:.2f} s into "
+                          "the run): the child probably block-buffers when piped, so its phases can't be measured; "
+                          "try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1")
+    return None
 
 
 def tracker_for(prep: Prepared) -> PhaseTracker:
@@ -280,6 +301,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
                "stop_reason": end.stop_reason, "pty": cfg.pty,
                "stdout_bytes": tracker.stream_bytes.get("out", 0),
                "stderr_bytes": tracker.stream_bytes.get("err", 0)},
+        last_lines={stream: tracker.last_lines(stream) for stream in ("out", "err")},
     )
 
 

@@ -60,6 +60,7 @@ class RunFacts:
     load_steps_reason: Optional[str] = None  # why load_steps is None
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
     stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
+    last_lines: dict = field(default_factory=dict)  # stream → its last non-blank lines (a failed run's evidence)
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -288,6 +289,30 @@ def _labels(f: RunFacts, _rec: dict) -> dict:
     }
 
 
+def failed_how(f: RunFacts) -> Optional[str]:
+    """Why the run did not get to be measured — a non-zero exit, a kill, a timeout before the ready marker, a
+    --request with no answer — in words; None for a run that did its job (a timeout after ready is a stop)."""
+    if f.status == "failed":
+        if f.exit_code:
+            return f"the command failed (exit {f.exit_code})"
+        return f"the --request got no answer ({f.token_stream_problem or 'the request failed'})"
+    if f.status == "killed":
+        return f"the command was killed (signal {f.child.get('signal') or -(f.exit_code or 0)})"
+    if f.status == "timeout" and f.ready_spec is not None and "ready" not in f.markers:
+        return "the command timed out (--timeout) before its ready marker appeared"
+    return None
+
+
+def _failure(f: RunFacts, _rec: dict) -> dict:
+    """``failure``: null, or what a person needs first about a run that failed — how, and its last lines."""
+    how = failed_how(f)
+    if how is None:
+        return {"failure": None}
+    stream = "err" if f.last_lines.get("err") else "out"
+    return {"failure": {"status": f.status, "exit_code": f.exit_code, "how": how, "stream": stream,
+                        "last_lines": list(f.last_lines.get(stream) or [])}}
+
+
 def _reported(f: RunFacts, rec: dict) -> dict:
     measured = [] if f.phases_source == "reported" else _compare(rec["phases"], f.reported, f.definitions)
     return {"reported": f.reported, "reported_vs_measured": measured, "resources": f.resources}
@@ -327,7 +352,7 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it; read it, never change it) and, for
 # what it could not measure, ``"missing": [{"field": ..., "reason": ...}]`` of its own (``build`` joins them),
 # add it here, and give the key a row in the README's field table. The schema only grows: never rename or drop a key.
-SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
+SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _failure, _reported, _energy_per_token,
                    _load_steps, _carried)
 
 

@@ -202,6 +202,31 @@ def _most_common_command(records: Sequence[dict]) -> list:
     return list(counts.most_common(1)[0][0]) if counts else []
 
 
+def _single_tags(records: Sequence[dict]) -> dict:
+    """The tags every one of ``records`` has with one value."""
+    values: dict = {}
+    for r in records:
+        for k, v in (r.get("tags") or {}).items():
+            values.setdefault(k, set()).add(str(v))
+    return {k: next(iter(v)) for k, v in values.items() if len(v) == 1}
+
+
+def _explained_by_tags(b_cmd: Sequence[str], c_cmd: Sequence[str], base: Sequence[dict], cand: Sequence[dict]) -> bool:
+    """Whether the commands differ only where a tag's value differs (``-L ctx=512,4096`` → ``-c {ctx}``): each
+    differing argument, with the side's tag values put back as ``{name}``, is the same on both sides."""
+    b_tags, c_tags = _single_tags(base), _single_tags(cand)
+    moved = [k for k in b_tags if k in c_tags and b_tags[k] != c_tags[k]]
+    if not moved or len(b_cmd) != len(c_cmd):
+        return False
+
+    def template(arg: str, tags: dict) -> str:
+        for k in moved:
+            arg = arg.replace(tags[k], "{" + k + "}")
+        return arg
+
+    return all(template(b, b_tags) == template(c, c_tags) for b, c in zip(b_cmd, c_cmd) if b != c)
+
+
 def conditions(base: Sequence[dict], cand: Sequence[dict]) -> tuple[list[dict], list[dict], list[str]]:
     """(differing conditions, conditions recorded on one side only, warnings about a side mixing a condition).
 
@@ -225,6 +250,8 @@ def conditions(base: Sequence[dict], cand: Sequence[dict]) -> tuple[list[dict], 
             continue
         if name == "arguments":
             b_cmd, c_cmd = _most_common_command(base), _most_common_command(cand)
+            if _explained_by_tags(b_cmd, c_cmd, base, cand):
+                continue  # a swept tag's value substituted in the command: that change is the tag, not another
             differ.append({"condition": name, "base": [f"sha256 {args_sha256(b_cmd)[:SHORT_SHA]}"],
                            "cand": [f"sha256 {args_sha256(c_cmd)[:SHORT_SHA]}"],
                            "detail": argument_diff(b_cmd, c_cmd, ignore=PROMPT_FLAGS + MAX_TOKEN_FLAGS)})
@@ -307,9 +334,10 @@ def prepare(base: Sequence[dict], cand: Sequence[dict]) -> dict:
     for side, n in (("base", len(pooled_b)), ("cand", len(pooled_c))):
         if n == 0:
             warnings.append(f"{side}: no run to compare")
-        elif n < MIN_RUNS:
-            warnings.append(f"{side}: only {n} run(s): verdicts compare ranges, not a statistical test; "
-                            f"run at least {MIN_RUNS} (5 or more to see small differences)")
+    if 0 < min(len(pooled_b), len(pooled_c)) < MIN_RUNS:  # said once, for both sides
+        warnings.append(f"too few runs for a significance test ({len(pooled_b)} base, {len(pooled_c)} cand; it "
+                        f"needs {MIN_RUNS} per side): the verdicts only say whether the ranges overlap; run -n "
+                        f"{MIN_RUNS} or more (5 or more to see small differences)")
     return {"base": pooled_b, "cand": pooled_c, "pool": pool, "conditions": differ, "unknown_conditions": unknown,
             "runs": {"base": runs_b, "cand": runs_c}, "warnings": warnings}
 

@@ -15,12 +15,13 @@ Thresholds (one place, so the rules read as data):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Union
 
+from ..derive.loadsteps import START_UP
 from ..model import accessors
 from ..model import phases as phase_table
-from . import steps
+from . import steps, sweep
 from ..sources import records_io
 from . import stats
 
@@ -57,6 +58,7 @@ class Finding:
     bottleneck: str
     statement: str
     next_step: str
+    variant: Optional[str] = None  # a sweep's variant (``ctx=512``) the finding is about; None: all the runs
 
 
 # -- the figures, over runs -----------------------------------------------------------------------------------
@@ -75,6 +77,8 @@ class _Facts:
     missing: dict         # phase field → reason, from the first record that gives one
     load_steps: list      # the runs' load steps matched by name (steps.pooled)
     gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
+    model_format: Optional[str] = None  # "GGUF" / "safetensors": already a format the backend maps directly
+    buffered: int = 0     # runs whose token stream came in one burst at exit: their phases can't be measured
 
 
 def _number(value) -> Optional[float]:
@@ -111,6 +115,8 @@ def _facts(records: Sequence[dict]) -> _Facts:
         missing=missing,
         load_steps=steps.pooled(records),
         gaps=_gap_facts(records),
+        buffered=sum(1 for r in records if accessors.is_buffered(r)),
+        model_format=accessors.model_format(records[0]),
     )
 
 
@@ -182,6 +188,12 @@ def _phase_data_missing(f: _Facts) -> Finding:
 
 
 def rule_phases(f: _Facts) -> Result:
+    if f.buffered:
+        return Finding("phases_unmeasurable", "unmeasurable (output buffered until exit)",
+                       f"in {f.buffered} of {f.runs} run(s) the output came in one burst at exit: the reads can't "
+                       "show when loading ended or the tokens came, so the phases are not ranked",
+                       "make the child write as it goes: --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1, then "
+                       "measure again")
     dom = _dominant(f)
     if dom is None:
         return _phase_data_missing(f)
@@ -224,6 +236,17 @@ STEP_NEXT = {
 STEP_SHARE_LISTED = 0.15
 
 
+def _convert_advice(f: _Facts, advice: str) -> str:
+    """``advice`` (use a format the backend maps directly) unless the model already is one: then what is true."""
+    if f.model_format is None:
+        return advice
+    return (f"the model is already {f.model_format}, which the backend maps with mmap: there is no format to "
+            "convert; when the disk is not the limit its load is mostly the page faults that map the file into the process, the "
+            "context set-up and, with layers on the GPU, their upload, so it grows with the file size (a smaller "
+            "quant maps fewer pages) and a long-running server pays it once; check no --no-mmap and that the "
+            "quant type is native to the backend")
+
+
 def _disk_high(f: _Facts, read: Optional[float]) -> bool:
     return read is not None and read >= (DISK_SHARE_OF_MODEL * f.model_mib if f.model_mib else DISK_READ_HIGH_MIB)
 
@@ -236,6 +259,11 @@ def _load_steps_finding(f: _Facts, quote: str, contradiction: str) -> Optional[F
         return None
     top = steps[0]
     what, next_step = STEP_NEXT[top["kind"]]
+    if top["name"] == START_UP:
+        next_step = ("the time before the program's first line is its own start-up (interpreter, imports, dynamic "
+                     "linking, argument parsing): import less at start, or keep a long-running process")
+    elif top["kind"] == "cpu-single":
+        next_step = _convert_advice(f, next_step)
     listed = [s for s in steps[1:] if (s["dur_s"] or 0) >= STEP_SHARE_LISTED * load_s]
     others = "".join(f"; then '{s['name']}' {_s(s['dur_s'])}: {s['kind']}" for s in listed)
     statement = (f"{quote}; its largest step '{top['name']}' {_s(top['dur_s'])} ({top['dur_s'] / load_s:.0%} of "
@@ -263,9 +291,9 @@ def _load(f: _Facts, quote: str) -> Finding:
     if f.label == "warm":
         return Finding("load_warm_slow", "deserialization / format conversion",
                        f"{quote}, although the model files were in the page cache (warm): the disk is not the limit",
-                       "use a format the backend maps directly (GGUF with mmap, safetensors) instead of one converted "
-                       "at load (pickle .bin, on-the-fly quantization, dtype casts); don't pass --no-mmap; check the "
-                       "quant type is native to the backend")
+                       _convert_advice(f, "use a format the backend maps directly (GGUF with mmap, safetensors) "
+                                       "instead of one converted at load (pickle .bin, on-the-fly quantization, dtype "
+                                       "casts); don't pass --no-mmap; check the quant type is native to the backend"))
     if f.label == "cold":
         if read is None:
             return Finding("load_cold_unknown", "load (disk or deserialization: disk reads not sampled)",
@@ -282,8 +310,9 @@ def _load(f: _Facts, quote: str) -> Finding:
                            "storage (NVMe), or keep it in the page cache between runs")
         return Finding("load_cold_little_read", "deserialization / format conversion",
                        f"{quote}, on a cold page cache, yet only {reads}: the disk is not the limit",
-                       "use a format the backend maps directly (GGUF with mmap, safetensors) instead of one converted "
-                       "at load; check the quant type is native to the backend")
+                       _convert_advice(f, "use a format the backend maps directly (GGUF with mmap, safetensors) "
+                                       "instead of one converted at load; check the quant type is native to the "
+                                       "backend"))
     state = "partly in the page cache" if f.label == "partial" else "not measured"
     return Finding("load_dominant", "load (quant format, mmap or disk)",
                    f"{quote}; page cache state: {state}",
@@ -341,7 +370,7 @@ def rule_load_pegged(f: _Facts) -> Result:
     busiest, mean = _res(f, "load", "cpu_busiest_thread_pct_max"), _res(f, "load", "cpu_pct_mean")
     if busiest is None or mean is None:
         return "one core pegged during load (needs resources.load.cpu_busiest_thread_pct_max and cpu_pct_mean)"
-    if not (busiest >= PEGGED_THREAD_PCT and mean < PEGGED_PROCESS_PCT_BELOW and _material(f, "load_s")):
+    if f.buffered or not (busiest >= PEGGED_THREAD_PCT and mean < PEGGED_PROCESS_PCT_BELOW and _material(f, "load_s")):
         return None
     steps = sorted(f.load_steps, key=lambda st: -(st["dur_s"] or 0))
     if steps and steps[0]["kind"] == "cpu-single" and _dominant(f) == ("load", "load_s"):
@@ -349,8 +378,9 @@ def rule_load_pegged(f: _Facts) -> Result:
     return Finding("load_one_core", "single-threaded deserialization / format conversion",
                    f"during load the busiest thread peaked at {busiest:.0f}% while the process averaged "
                    f"{mean:.0f}% CPU: one core pegged{_of_runs(f)}",
-                   "the load is bound to one core converting or parsing weights: use a pre-converted, mmap-able "
-                   "format (GGUF, safetensors) and avoid load-time quantization or dtype conversion")
+                   _convert_advice(f, "the load is bound to one core converting or parsing weights: use a "
+                                   "pre-converted, mmap-able format (GGUF, safetensors) and avoid load-time "
+                                   "quantization or dtype conversion"))
 
 
 def rule_ttft_preprocessing(f: _Facts) -> Result:
@@ -420,8 +450,8 @@ def _stutter_cause(stalls: list) -> str:
 def rule_decode_stalls(f: _Facts) -> Result:
     """Stuttering decode (stalls) vs steady-but-slow decode (every token equally slow)."""
     g = f.gaps
-    if g is None:
-        return None  # records older than the gap fields: nothing to say, nothing missing in them
+    if g is None or f.buffered:
+        return None  # records older than the gap fields, or gaps of one burst: nothing to say
     if not g:
         return "stutter vs steady decode (needs decode_gaps_ms: two or more token reads)"
     if not _material(f, "decode_s"):
@@ -453,8 +483,15 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     Runs are pooled by ``records_io.pool_key`` (never cold with warm): the largest pool is diagnosed, and a
     ``mixed_cache`` finding names the runs left out. The phase-share finding comes first, then VRAM, CPU offload,
     and the per-phase resource signals; a last ``not_checked`` finding names the data each skipped check needed.
-    With no record (warm-up runs don't count), one ``no_data`` finding.
+    With no record (warm-up runs don't count), one ``no_data`` finding. Failed runs come first (``run_failed``)
+    and out of the statistics; a sweep (runs whose tags differ) is diagnosed variant by variant (``_by_variant``).
     """
+    failed = [r for r in records if r.get("failure") and not accessors.is_warmup(r)]
+    if failed:
+        return _with_failures(failed, [r for r in records if not r.get("failure")])
+    by_variant = sweep.variants(records)
+    if len(by_variant) > 1:
+        return _by_variant(records, by_variant)
     pools = records_io.group(records)
     if not pools:
         return [Finding("no_data", "unknown (no runs)", "no run records to diagnose (warm-up runs are left out)",
@@ -484,10 +521,44 @@ def diagnose(records: Sequence[dict]) -> list[Finding]:
     return findings
 
 
+def _by_variant(records: Sequence[dict], by_variant: dict) -> list[Finding]:
+    """A sweep: what each tag moved, then each variant diagnosed on its own (never pooled into one median); the
+    checks no variant's data allowed are named once, at the end."""
+    effects = sweep.effect_lines(records)
+    findings = [Finding("sweep_effect", "sweep: what each tag moved", "; ".join(e[len("sweep: "):] for e in effects),
+                        "each variant is diagnosed on its own below: look at the one whose dominant phase costs "
+                        "most, and keep the tag value that shortens the phase you care about")]
+    unchecked = None
+    for name, runs in by_variant.items():
+        for finding in diagnose(runs):
+            if finding.rule == "not_checked":
+                unchecked = unchecked or finding
+            else:
+                findings.append(replace(finding, variant=name))
+    return findings + ([unchecked] if unchecked else [])
+
+
+def _with_failures(failed: Sequence[dict], rest: Sequence[dict]) -> list[Finding]:
+    """Failed runs first and on their own: their phases are cut short, so no tuning advice rests on them."""
+    from ..core.safe import one_line
+
+    first = failed[0]["failure"]
+    last = ""
+    if first["last_lines"]:
+        last = f"; its last line on std{first['stream']}: \"{one_line(first['last_lines'][-1])}\""
+    runs = len(failed) + len([r for r in rest if not accessors.is_warmup(r)])
+    finding = Finding("run_failed", "the run did not complete", f"{len(failed)} of {runs} run(s) did not complete: "
+                      f"{first['how']} (run {failed[0].get('run_id')}){last}",
+                      "fix what made it fail (the lines above), then measure again: a failed run's timings say "
+                      "nothing about its bottleneck")
+    return [finding] + (diagnose(rest) if any(not accessors.is_warmup(r) for r in rest) else [])
+
+
 def render(findings: Sequence[Finding]) -> str:
     """Findings as numbered text: ``1. [bottleneck] statement`` with the next step beneath."""
     lines = []
     for i, finding in enumerate(findings, 1):
-        lines.append(f"{i}. [{finding.bottleneck}] {finding.statement}")
+        variant = f"{finding.variant}: " if finding.variant else ""
+        lines.append(f"{i}. {variant}[{finding.bottleneck}] {finding.statement}")
         lines.append(f"   next: {finding.next_step}")
     return "\n".join(lines) + "\n"

@@ -52,3 +52,25 @@ def tags(record: dict) -> dict:
 def is_ok(record: dict) -> bool:
     """Only runs that ended ``ok`` enter statistics."""
     return record.get("status") == "ok"
+
+
+BUFFERED_KIND = "burst_at_exit"
+
+
+def is_buffered(record: dict) -> bool:
+    """True when the token stream came in one burst at exit: the reads can't show the phases."""
+    return any(isinstance(w, dict) and w.get("kind") == BUFFERED_KIND for w in record.get("warning_details") or [])
+
+
+MAPPED_FORMATS = ((".gguf", "GGUF"), (".safetensors", "safetensors"))
+
+
+def model_format(record: dict) -> Optional[str]:
+    """``"GGUF"`` / ``"safetensors"`` when the run's model files (``env.model_files``, else a command argument)
+    are in a format frameworks map directly; None when unknown or another format."""
+    files = [f.get("path") for f in (_obj(record.get("env")).get("model_files") or []) if isinstance(f, dict)]
+    for text in [p for p in files if isinstance(p, str)] + [a for a in record.get("command") or [] if isinstance(a, str)]:
+        for suffix, name in MAPPED_FORMATS:
+            if text.lower().endswith(suffix):
+                return name
+    return None

@@ -37,6 +37,10 @@ class Profile:
         command line says (--port/--host), and whether the model name must be asked from /v1/models.
     log_line: regex a whole line of the framework's own log matches; with stdout and stderr merged (an
         asciinema recording, a timed log) text made only of such lines is neither the prompt's echo nor a token.
+    model_flags: the framework's own model option(s) (llama.cpp ``-m``/``--model``); a live run whose model
+        path there does not exist is refused before the start. ``model_is_path``: the value is always a path
+        (llama.cpp); otherwise only a path-like value is checked (``./m``, ``/m``, ``~/m``, ``*.gguf``), not a
+        hub id (``org/name``).
     load_steps: the load window's steps in the framework's order, as (step name, regex of the log line that
         ENDS that step); regex None = the step ended by ready. Written from real logs (tests/fixtures/logs,
         the H200 recordings); an entry fires at its first matching line after the entries before it.
@@ -66,6 +70,8 @@ class Profile:
     discover_model: bool = False
     log_line: Optional[str] = None
     load_steps: tuple[tuple[str, Optional[str]], ...] = ()
+    model_flags: tuple[str, ...] = ()
+    model_is_path: bool = False
 
 
 # Load steps, from the frameworks' real logs and llama.cpp's source (common/common.cpp, tools/completion). At its
@@ -124,6 +130,7 @@ MLX_STEPS = (
     ("model load", None),
 )
 
+LLAMA_MODEL = {"model_flags": ("-m", "--model"), "model_is_path": True}
 LLAMA_PROMPT_FLAGS = ("-p", "--prompt")
 LLAMA_FILE_FLAGS = ("-f", "--file")
 # llama.cpp's log lines: a `--log-timestamps` prefix, a `function: ` (or `two words: `) head, a tab-indented
@@ -157,6 +164,7 @@ PROFILES: dict[str, Profile] = {
             prompt_flags=LLAMA_PROMPT_FLAGS,
             prompt_file_flags=LLAMA_FILE_FLAGS,
             version_args=("--version",),
+            **LLAMA_MODEL,
         ),
         Profile(
             name="llama-cli",
@@ -171,6 +179,7 @@ PROFILES: dict[str, Profile] = {
             prompt_flags=LLAMA_PROMPT_FLAGS,
             prompt_file_flags=LLAMA_FILE_FLAGS,
             version_args=("--version",),
+            **LLAMA_MODEL,
             missing_flags=(
                 (
                     r"llama-cli",
@@ -191,6 +200,7 @@ PROFILES: dict[str, Profile] = {
             ready=r"(?:server is listening on|listening on) https?://\S+|HTTP server listening",
             ready_stream=ANY,
             version_args=("--version",),
+            **LLAMA_MODEL,
             server=True,
             default_port=8080,
             definitions=(
@@ -229,6 +239,7 @@ PROFILES: dict[str, Profile] = {
             server=True,
             default_port=8000,
             discover_model=True,
+            model_flags=("--model",),
         ),
         Profile(
             name="sglang",
@@ -241,6 +252,7 @@ PROFILES: dict[str, Profile] = {
             server=True,
             default_port=30000,
             discover_model=True,
+            model_flags=("--model-path", "--model"),
         ),
         Profile(
             name="mlx_lm",
@@ -253,6 +265,7 @@ PROFILES: dict[str, Profile] = {
             ready_stream=OUT,
             token_end=r"\n?==========",
             prompt_flags=("-p", "--prompt"),
+            model_flags=("--model",),
         ),
         Profile(
             name="transformers",
@@ -339,3 +352,43 @@ def command_warnings(profile: Profile, argv: Sequence[str]) -> list[tuple[str, s
         for exe_pattern, flags, kind, text in profile.missing_flags
         if re.fullmatch(exe_pattern, exe) and not any(f in argv for f in flags)
     ]
+
+
+MODEL_FILE_SUFFIXES = (".gguf", ".safetensors", ".bin", ".pt", ".pth", ".ggml")
+
+
+def _flag_values(argv: Sequence[str], flags: Sequence[str]):
+    """(flag, value) for each ``FLAG VALUE`` / ``--flag=VALUE`` in ``argv``."""
+    args = list(argv[1:])
+    for i, arg in enumerate(args):
+        for flag in flags:
+            if arg == flag and i + 1 < len(args):
+                yield flag, args[i + 1]
+            elif flag.startswith("--") and arg.startswith(flag + "="):
+                yield flag, arg[len(flag) + 1:]
+
+
+def _program_args(argv: Sequence[str]) -> list:
+    """``argv`` without a Python interpreter's own options: in ``python3 -u -m module ARGS`` the ``-m`` is
+    Python's, so the program is ``module ARGS``."""
+    args = list(argv)
+    if not args or not PYTHON_EXE.match(os.path.basename(args[0])):
+        return args
+    i = 1
+    while i < len(args) and args[i].startswith("-") and args[i] != "-m":
+        i += 1
+    return args[i + 1:] if i < len(args) and args[i] == "-m" else args[i:]
+
+
+def missing_model(profile: Profile, argv: Sequence[str]) -> Optional[tuple[str, str]]:
+    """(flag, path) of a model path given to the profile's own model flag that does not exist; None if all do.
+
+    Only the framework's declared flags are read (never a generic command's ``-m``, which may be ``python3 -m
+    module``); a hub id (``org/name``) is no path unless the profile's flag always takes one.
+    """
+    for flag, value in _flag_values(_program_args(argv), profile.model_flags):
+        path_like = (profile.model_is_path or value.startswith(("/", "./", "../", "~"))
+                     or value.lower().endswith(MODEL_FILE_SUFFIXES))
+        if path_like and value and not os.path.exists(os.path.expanduser(value)):
+            return flag, value
+    return None

@@ -26,8 +26,8 @@ from ..errors import UsageError
 from .capture import SUFFIX, Capture, CaptureError, read_capture
 from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
-from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
-                       tracker_for, watcher_for, with_recorded_options)
+from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, burst_warning, detected_profile, facts_from,
+                               finish, prepare, tracker_for, watcher_for, with_recorded_options)
 from ..derive.record import RunFacts, build
 from ..derive.line_feeder import LineFeeder
 from ..model.profiles import PROFILES
@@ -390,8 +390,10 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     profile = detected_profile(prep, tracker)
     run_id = obs.header.get("run_id") or os.path.basename(obs.source)
     samples, infos, warnings = side_samples(side, obs.wall_anchor, obs.source)
+    end = run_end(obs)
+    burst = burst_warning(tracker, obs.t0_ns, end.t_ns, prep.tokens.stream) if obs.kind == "capture" else None
     facts = facts_from(prep, profile, tracker, reported if feeder is None else feeder.results(), run_id,
-                       run_start(obs), run_end(obs), obs.warnings + warnings)
+                       run_start(obs), end, obs.warnings + warnings + ([burst] if burst else []))
     facts.carried = dict(obs.run_facts)
     facts.source = {"file": obs.source, "kind": obs.kind}
     if obs.request is not None:

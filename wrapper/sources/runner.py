@@ -14,17 +14,14 @@ from typing import Callable, Optional, Sequence
 from .capture import CaptureWriter
 from ..model.events import Chunk, RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
-from ..derive.markers import PhaseTracker
-from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish,
-                       phase_windows, tracker_for, watcher_for, analysis_options)
+from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, analysis_options, apply_stream, burst_warning,
+                               detected_profile, facts_from, finish, phase_windows, tracker_for, watcher_for)
 from ..derive.pipeline import prepare as _prepare
 from ..model import profiles as _profiles
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 
 __all__ = ["HTTP", "Kept", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
-BURST_WINDOW_S = 0.1
-BURST_MIN_RUN_S = 1.0
 
 
 @dataclass
@@ -40,9 +37,16 @@ class Kept:
 
 
 def prepare(config: RunConfig) -> Prepared:
-    """The run's markers and rules (``pipeline.prepare``); a bad --url / --port / --max-tokens of a server run
-    is refused here, before the start."""
+    """The run's markers and rules (``pipeline.prepare``); a bad --url / --port / --max-tokens of a server run,
+    or a model path given to the framework's own model flag that does not exist, is refused here, before the
+    start (a replay never checks: its paths are another machine's)."""
     prepared = _prepare(config)
+    missing = _profiles.missing_model(prepared.profile, config.command)
+    if missing is not None:
+        from ..core.safe import one_line
+
+        raise ValueError(f"{missing[0]}: model file '{one_line(missing[1])}' does not exist; check the path "
+                         "(nothing was started)")
     if config.request is not None:
         request_for(config, prepared.profile)
     return prepared
@@ -64,17 +68,6 @@ def request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clo
 def new_run_id(wall_s: Optional[float] = None) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_s if wall_s is not None else time.time()))
     return f"{stamp}-{os.urandom(3).hex()}"
-
-
-def _burst_warning(tracker: PhaseTracker, result: LaunchResult, token_stream: str) -> Optional[str]:
-    first = tracker.stream_first_ns.get(token_stream)
-    if first is None or result.exit_ns is None:
-        return None
-    run_s = (result.exit_ns - result.t0_ns) / 1e9
-    if run_s >= BURST_MIN_RUN_S and (result.exit_ns - first) / 1e9 <= BURST_WINDOW_S:
-        return (f"all {token_stream} output arrived in one burst at exit: the child probably block-buffers "
-                "when piped; try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1")
-    return None
 
 
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
@@ -208,9 +201,9 @@ def _start_end(result: LaunchResult) -> tuple[RunStart, RunEnd]:
 def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
     """What only a live run can tell: output held back until exit, descendants, a closed passthrough."""
     warnings = []
-    burst = _burst_warning(tracker, result, prep.tokens.stream)
+    burst = burst_warning(tracker, result.t0_ns, result.exit_ns, prep.tokens.stream)
     if burst:
-        warnings.append(RunWarning("burst_at_exit", burst))
+        warnings.append(burst)
     if result.drain_timed_out:
         warnings.append(RunWarning("drain_timeout", "the child exited but something it started kept its output "
                                    f"open; stopped waiting after {prep.config.drain_s:g} s"))

@@ -71,6 +71,7 @@ _VALUE = re.compile(
 _PERF = re.compile(r"(?P<fn>llama_print_timings|llama_perf_[a-z]+_print|common_perf_print):\s+"
                    r"(?P<name>[a-z][a-z ]*?)\s*=\s*(?P<rest>.*)")
 _BUILD = re.compile(r"\bbuild(?: =|:) (\d+ \([0-9a-f]+\)|[0-9a-f]+ \(\d+\))")
+_CLI_STATS = re.compile(r"\[ Prompt: ([\d.,]+) t/s \| Generation: ([\d.,]+) t/s \]")
 _VERSION = re.compile(r"version: (\S.*?)\s*$")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _BUFFER = re.compile(
@@ -335,13 +336,23 @@ def finalize_load(report: dict, notes: dict) -> None:
         report["warnings"].append({"kind": "offload_cpu", "line": line})
 
 
+def feed_cli_stats(text: str, runs: Runs) -> bool:
+    """llama-cli's ``[ Prompt: 323.5 t/s | Generation: 17.8 t/s ]`` after an answer (a new one: a new run)."""
+    m = _CLI_STATS.search(text) if "[ Prompt: " in text else None
+    if m is None:
+        return False
+    runs.put("prompt_tps", number(m[1], decimal_comma=True))
+    runs.set("eval_tps", number(m[2], decimal_comma=True))
+    return True
+
+
 class Parser(FamilyParser):
     """llama.cpp CLI: perf blocks plus load lines."""
 
     NAME = NAME
 
     def feed(self, text: str, line: str) -> None:
-        if (feed_perf(text, self.runs) or feed_load(text, line, self.runs)
+        if (feed_perf(text, self.runs) or feed_load(text, line, self.runs) or feed_cli_stats(text, self.runs)
                 or text.lstrip().startswith(EVIDENCE_PREFIXES)):
             self.evidence += 1
 

@@ -25,6 +25,7 @@ LLAMA_PERF = ("time =", "graphs reused")
 LLAMA_LOAD = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
               "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
               "mem required", "overrid", "loaded meta data", ": size =")
+LLAMA_CLI_STATS = "[ Prompt: "  # llama-cli's figures after each answer: `[ Prompt: 323.5 t/s | Generation: 17.8 t/s ]`
 # Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
 LLAMA_EVIDENCE = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",
                   "llama_context:", "llama_new_context_with_model:", "llama_init_from_model:", "llama_kv_cache",
@@ -86,7 +87,7 @@ ROUTES = {
                                    ("Loading settings from", "Starting Text generation web UI")),
     "llama-server": Route("llama_server", LLAMA_SERVER_OWN + LLAMA_LOAD, ("srv ", "slot ", "listening", "INFO [")),
     "llama-bench": Route("llama_bench", ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")),
-    "llama.cpp": Route("llama_cpp", LLAMA_PERF + LLAMA_LOAD, LLAMA_EVIDENCE),
+    "llama.cpp": Route("llama_cpp", LLAMA_PERF + LLAMA_LOAD + (LLAMA_CLI_STATS,), LLAMA_EVIDENCE),
     "sglang": Route("sglang", ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated",
                                "Capture cuda graph end", "Prefill batch", "Decode batch", "max_total_num_tokens=",
                                "checkpoint shards", "Prefill. latency", "median latency", "Total. latency",

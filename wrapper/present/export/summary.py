@@ -6,6 +6,7 @@ from typing import Optional
 from ...model import phases as phase_table
 from ...derive import energy, gaps, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
+from ...model.accessors import is_buffered
 
 PHASE_ROWS = tuple((p.name, p.key) for p in phase_table.PHASES)
 RESOURCE_COLUMNS = (
@@ -48,8 +49,44 @@ def phase_bar(record: dict) -> Optional[str]:
     return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
 
 
+def render_failure(record: dict) -> Optional[str]:
+    """A failed run's summary, failure first: how it failed, its last lines, what was measured before it
+    ended; no phase reasons or marker advice (the run never got to be measured). None for a run that did its job."""
+    from ...core.safe import terminal
+
+    failure = record.get("failure")
+    if not failure:
+        return None
+    lines = [f"phasewrap: {failure['how']} · run {record['run_id']} · profile {record.get('profile') or 'generic'}"]
+    if failure["last_lines"]:
+        lines.append(f"last lines on std{failure['stream']}:")
+        lines += [f"  {terminal(line)}" for line in failure["last_lines"]]
+    phases = record["phases"]
+    measured = " · ".join(f"{name} {phases[key]:.3f} s" for name, key in PHASE_ROWS if phases.get(key) is not None)
+    lines.append(f"measured before it ended: {measured or 'nothing'}")
+    lines += [f"warning: {w}" for w in record.get("warnings", [])]
+    return "\n".join(lines) + "\n"
+
+
+def _share_line(record: dict) -> Optional[str]:
+    """The dominant phase, or why none is named (output buffered until exit, most of the run unmeasured)."""
+    dom = dominant_phase(record)
+    unmeasured = unmeasured_share(record)
+    if is_buffered(record):
+        return "phases not ranked: the output came in one burst at exit, so the reads can't show them"
+    if unmeasured is not None and unmeasured > 0.5:
+        largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
+        return (f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
+                f"start-up before a marker, the time after the last token){largest}")
+    return None if dom is None else f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)"
+
+
 def render(record: dict) -> str:
-    """The per-run table: phase, seconds, share of total, resource columns when sampled."""
+    """The per-run table: phase, seconds, share of total, resource columns when sampled (a failed run: its
+    failure first, see ``render_failure``)."""
+    failed = render_failure(record)
+    if failed is not None:
+        return failed
     from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
     phases = record["phases"]
     total = phases.get("total_s")
@@ -81,15 +118,10 @@ def render(record: dict) -> str:
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
-    dom = dominant_phase(record)
-    unmeasured = unmeasured_share(record)
-    if unmeasured is not None and unmeasured > 0.5:
-        largest = f"; the largest measured phase is {dom[0][:-2]} ({dom[1]:.0%})" if dom is not None else ""
-        lines.append(f"mostly unmeasured: {unmeasured:.0%} of the run is in no measured phase (markers never seen, "
-                     f"start-up before a marker, the time after the last token){largest}")
-    elif dom is not None:
-        lines.append(f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)")
-    bar = phase_bar(record)
+    share = _share_line(record)
+    if share:
+        lines.append(share)
+    bar = None if is_buffered(record) else phase_bar(record)
     if bar:
         lines.append(bar)
     for row in record.get("reported_vs_measured") or []:
@@ -132,6 +164,10 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
     # Only runs that ended on their own enter the statistics: a timed-out or interrupted run's phases are cut.
     measured = [r for r in recorded if r.get("status") == "ok"]
     left_out = [r for r in recorded if r.get("status") != "ok"]
+    failed = [r for r in left_out if r.get("failure")]
+    if failed and not measured:  # nothing to tabulate: the failure first, as for one run
+        return (f"phasewrap: {len(failed)} of {len(recorded)} run(s) failed, none measured; the first:\n"
+                + render_failure(failed[0]))
     groups: dict = {}
     for record in measured:
         groups.setdefault(_group_key(record, sweep_names), []).append(record)
@@ -161,7 +197,14 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
     if left_out:
         named = ", ".join(f"{r['run_id']} ({r.get('status')})" for r in left_out)
         head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
-    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes) + "\n"
+    from ...method.sweep import effect_lines
+
+    buffered = sum(1 for r in measured if is_buffered(r))
+    if buffered:
+        notes.insert(0, f"warning: in {buffered} of {len(measured)} run(s) the output came in one burst at exit: "
+                        "their phases can't be measured (try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1)")
+    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes
+                     + effect_lines(records)) + "\n"
 
 
 def one_line(record: dict) -> str:
