@@ -142,7 +142,7 @@ def test_a_first_token_regex_that_never_matches_is_named_in_the_reason():
                                   *_child("err('model loaded\\n')\nout('tokens here')\n")])
     rec = json_record(proc)
     reasons = {m["field"]: m["reason"] for m in rec["missing"]}
-    assert reasons["ttft_s"] == "first_token marker /NEVER/ never appeared on any after the ready marker"
+    assert reasons["ttft_s"] == "first_token marker /NEVER/ never appeared on stdout or stderr after the ready marker"
 
 
 def _fake_llama_cli(tmp, body: str) -> str:

@@ -124,6 +124,7 @@ def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> b
             ok = False
     if csv:
         dropped: list = []
+        kept = "they are in the JSONL record only" if jsonl else "they are recorded nowhere (add --jsonl FILE)"
 
         def make(first: Optional[str]) -> str:
             text, lost = csvlog.render([record], first)
@@ -136,8 +137,8 @@ def _append_outputs(record: dict, jsonl: Optional[str], csv: Optional[str]) -> b
             log.error("%s", exc)
             return False
         if dropped:
-            log.warning("--csv: %s's header has no column for tag(s) %s; they are in the JSONL record only "
-                        "(start a new CSV file to get columns for them)", show_path(csv), ", ".join(dropped))
+            log.warning("--csv: %s's header has no column for tag(s) %s; %s (start a new CSV file to get "
+                        "columns for them)", show_path(csv), ", ".join(dropped), kept)
     return ok
 
 
@@ -223,7 +224,7 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
         on_record: Optional[Callable[[dict], None]] = None,
         on_progress: Optional[Callable[[str], None]] = None, shard: Optional[str] = None,
         shards: Optional[int] = None, sweep_id: Optional[str] = None, prom_textfile: Optional[str] = None,
-        mlflow: Optional[str] = None) -> RunRecords:
+        mlflow: Optional[str] = None, stdout_to_stderr: bool = False) -> RunRecords:
     """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
 
     The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
@@ -231,7 +232,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
     command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
     interrupt never loses a finished run); ``plot`` draws the timeline afterwards. ``on_record(record)`` is
-    called after each run, ``on_progress(text)`` before each of several runs.
+    called after each run, ``on_progress(text)`` before each of several runs. ``stdout_to_stderr``: the child's
+    stdout passes through to stderr, so this process's stdout carries only what the caller prints (JSON).
 
     SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
     comes between two runs stops the session there (``stopped_by``, exit status 128+N).
@@ -259,7 +261,8 @@ def run(command: Sequence[str], *, ready: Optional[str] = None, first_token: Opt
     _check_seconds("kill_grace_s", kill_grace_s, allow_none=False)
     base = RunConfig(command=command, profile=profile, ready=ready, ready_stream=ready_stream,
                      first_token=first_token, first_token_stream=first_token_stream, marks=_marks(marks),
-                     tags={str(k): str(v) for k, v in (tags or {}).items()}, note=note, quiet=quiet, pty=pty,
+                     tags={str(k): str(v) for k, v in (tags or {}).items()}, note=note, quiet=quiet,
+                     stdout_fd=2 if stdout_to_stderr else 1, pty=pty,
                      timeout_s=timeout_s, kill_grace_s=kill_grace_s, capture_dir=capture_dir, request=request,
                      max_tokens=max_tokens, api=api, url=url, model=model)
     session = SessionConfig(base=base, runs=runs, warmup=warmup, cold=cold, drop_caches=drop_caches,

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from . import __version__, api, validate
 from .model import profiles
 from .errors import GpuBusy, StartError, UsageError
+from .present import style
 from .present.export import csvlog, jsonl, summary
 from .core.writer import show_path
 from .derive.markers import ANY
@@ -25,7 +26,34 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, like every other usage error here
         # "argument --timeout: --timeout must be …": the validators name the option already
         message = re.sub(r"^argument ([^:]+): (?=\1)", "", message)
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(self, message)} (see --help)")
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list:
+    """Every option of ``parser`` and of the subcommand parsers under it."""
+    found = []
+    for action in parser._actions:
+        found += action.option_strings
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _option_strings(child)
+    return found
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """``; did you mean --jsonl?`` for a misspelled subcommand, option or choice; "" when nothing is close."""
+    import difflib
+
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if choice:
+        word, pool = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+    else:
+        unknown = re.search(r"unrecognized arguments: (-\S+)", message)
+        if not unknown:
+            return ""
+        word, pool = unknown.group(1).partition("=")[0], _option_strings(parser)
+    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _key_value(option: str):
@@ -107,8 +135,14 @@ def _add_run(sub) -> None:
                          "load / time to first token / decode.")
     _add_marker_options(run)
     out = run.add_argument_group("outputs")
-    out.add_argument("--format", choices=("table", "json", "none"), default="table",
-                     help="table: summary on stderr (default); json: the record on stdout after the run; none")
+    out.add_argument("--format", choices=("table", "json", "jsonl", "none"), default="table",
+                     help="table: summary on stderr (default); json: one JSON array of the records on stdout after "
+                     "the runs (the child's stdout goes to stderr unless -q); jsonl: one record a line; none")
+    out.add_argument("-v", "--verbose", action="store_true", help="also list the diagnosis checks that could not "
+                     "run for lack of data (and the data each needed)")
+    out.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="before each of several runs: run i/N, elapsed time and ETA on stderr (default: on when "
+                     "stderr is a terminal)")
     out.add_argument("--jsonl", metavar="FILE", help="append the record as one JSON line (locked)")
     out.add_argument("--csv", metavar="FILE", help="append one measurement-log row (header written once)")
     out.add_argument("--capture", metavar="DIR", help="write the timestamped raw output of each run to "
@@ -261,6 +295,15 @@ def _add_diagnose(sub) -> None:
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
     dia.add_argument("--by", choices=("host",), help="host: the by-host table, then each host diagnosed on its own")
+    dia.add_argument("-v", "--verbose", action="store_true", help="also list the checks not run for lack of data")
+
+
+def _add_completion(sub) -> None:
+    com = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog="examples:\n  eval \"$(phasewrap completion bash)\"    # in ~/.bashrc\n"
+                         "  phasewrap completion fish > ~/.config/fish/completions/phasewrap.fish")
+    com.add_argument("shell", choices=("bash", "zsh", "fish"))
 
 
 def _add_plot(sub) -> None:
@@ -283,7 +326,20 @@ def _add_report(sub) -> None:
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
-SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report)
+SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot,
+               _add_report, _add_completion)
+TOP_EPILOG = """\
+examples:
+  phasewrap run -- llama-completion -m model.gguf -p "Hello" -n 64 -no-cnv
+  phasewrap run -n 5 --warmup 1 --jsonl runs.jsonl --csv runs.csv -- llama-completion ...
+  phasewrap run -n 3 -L ctx=512,4096 --jsonl sweep.jsonl -- llama-completion -c {ctx} ...
+  phasewrap diagnose runs.jsonl
+  phasewrap compare base.jsonl cand.jsonl
+  phasewrap analyze --format csv server.log
+  phasewrap report caps/ runs.jsonl -o report.html
+
+`phasewrap SUBCOMMAND --help` for each one's options; `phasewrap completion bash` for tab completion.
+"""
 
 
 def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
@@ -294,7 +350,8 @@ def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
         wanted = {subcommand, "run"} if subcommand == "plan" else {subcommand}
         adds = tuple(add for add in SUBCOMMANDS if add.__name__[len("_add_"):] in wanted)
     parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
-                     "by wrapping the unmodified inference command.")
+                     "by wrapping the unmodified inference command.", epilog=TOP_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
     for add in adds:
@@ -351,7 +408,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def on_record(record: dict) -> None:
         if args.format == "table" and not single:
-            _err(summary.one_line(record))
+            _err(style.paint(style.wrap(summary.one_line(record), style.width(2)), style.colour_on(sys.stderr)))
 
     from .measure.signals import SignalGuard
 
@@ -371,9 +428,9 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
             note=args.note, pty=args.pty, kill_grace_s=args.kill_grace, drop_caches=args.drop_caches,
             model_files=list(args.model_file), fingerprint=not args.no_env, request=args.request,
             max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
-            on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
+            on_record=on_record, on_progress=_err if _progress_on(args) else (lambda _m: None),
             shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
-            mlflow=args.mlflow)
+            mlflow=args.mlflow, stdout_to_stderr=args.format in ("json", "jsonl"))
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY
@@ -383,14 +440,23 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
     if records.stopped_by is not None:
         _err(f"phasewrap: stopped by signal {records.stopped_by} between runs; {len(records)} run(s) recorded")
     if args.format == "table" and records:
-        if single:
-            _err(summary.render(records[0]))
-        else:
-            _err(summary.render_runs(records, sweep_names))
-        _err("diagnosis:\n" + render_findings(api.diagnose(records)))
-    elif args.format == "json" and records:
-        _out(jsonl.pretty(records[0] if single else list(records)))
+        columns, colour = style.width(2), style.colour_on(sys.stderr)
+        text = (summary.render(records[0], columns) if single else
+                summary.render_runs(records, sweep_names, columns))
+        text += "diagnosis:\n" + render_findings(api.diagnose(records), args.verbose, columns)
+        _err(style.paint(text, colour))
+    elif args.format == "json":  # one shape for 1 or N runs: an array
+        _out(jsonl.pretty(list(records)))
+    elif args.format == "jsonl":
+        _out(jsonl.lines(records))
     return records.exit_status
+
+
+def _progress_on(args: argparse.Namespace) -> bool:
+    """--progress / --no-progress; by default on when stderr is a terminal (and never with --format none)."""
+    if args.progress is not None:
+        return args.progress
+    return args.format != "none" and sys.stderr.isatty()
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -420,7 +486,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text, _ = csvlog.render(records, None)
         _out(text)
     else:
-        _out("".join(summary.render(r) for r in records))
+        columns = style.width(1)
+        _out(style.paint("".join(summary.render(r, columns) for r in records), style.colour_on(sys.stdout)))
     return 0
 
 
@@ -465,7 +532,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
                                                          for host, fs in per_host.items()))
         return 0
     findings = api.diagnose(args.files)
-    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
+    if args.format == "json":
+        _out(jsonl.pretty([asdict(f) for f in findings]))
+    else:
+        _out(style.paint(render_findings(findings, args.verbose, style.width(1)), style.colour_on(sys.stdout)))
     return 0
 
 
@@ -484,14 +554,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_findings(findings: list) -> str:
+def render_findings(findings: list, verbose: bool = True, columns: Optional[int] = None) -> str:
+    """Findings as numbered text folded to ``columns``; without ``verbose`` the "not checked" finding (the
+    checks that lacked data) becomes one short hint: on a machine without a GPU it is the same every run."""
     from .method.diagnose import render
 
-    return render(findings)
+    shown = [f for f in findings if verbose or f.rule != "not_checked"]
+    hint = ""
+    if len(shown) < len(findings):
+        hint = "(some checks could not run for lack of data; -v lists them)\n"
+    return style.wrap(render(shown) if shown else "", columns) + hint
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .present.completion import script
+
+    _out(script(build_parser(), args.shell))
+    return 0
 
 
 COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env,
-            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report}
+            "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report,
+            "completion": cmd_completion}
 
 
 def _ensure_standard_fds() -> None:

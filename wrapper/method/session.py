@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
@@ -34,6 +35,20 @@ class SessionConfig:
     fleet: Optional[dict] = None  # the ``fleet`` key (wrapper.fleet.describe); each record adds its plan_index
     items: Optional[list] = None  # the plan items to run (a shard, wrapper.fleet.select); None: the whole plan
     capture_dir_for: Optional[Callable[[str], str]] = None  # run_id → capture directory ({run_id} placeholders)
+
+
+def _clock_text(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}" if minutes >= 60 else f"{minutes}:{secs:02d}"
+
+
+def _timing(elapsed_s: float, done: int, total: int) -> str:
+    """`` · 0:12 elapsed, ETA 0:30`` before run ``done`` of ``total``: the runs so far, averaged, predict the rest
+    (no ETA before the first run has finished)."""
+    if done == 1:
+        return ""
+    eta_s = elapsed_s / (done - 1) * (total - done + 1)
+    return f" · {_clock_text(elapsed_s)} elapsed, ETA {_clock_text(eta_s)}"
 
 
 def parse_sweep(text: str) -> tuple[str, list[str]]:
@@ -101,7 +116,7 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
     for item in cfg.items if cfg.items is not None else _fleet.plan(len(prepared), cfg.runs):
         wanted.setdefault(item.variant, []).append(item)
     total = sum(cfg.warmup + len(items) for items in wanted.values())
-    done = 0
+    done, started_s = 0, 0.0
     for variant, prep in enumerate(prepared):
         if variant not in wanted:
             continue
@@ -123,9 +138,10 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                 return records, 128 + signals.received
             done += 1
             if total > 1:
+                started_s = started_s if done > 1 else time.monotonic()
                 tags = " ".join(f"{k}={v}" for k, v in prep.config.tags.items())
                 on_progress(f"phasewrap: run {done}/{total}{' (warm-up)' if warmup else ''}"
-                            f"{' ' + tags if tags else ''}")
+                            f"{' ' + tags if tags else ''}{_timing(time.monotonic() - started_s, done, total)}")
             extra = {"cache": cache, "warmup": warmup,
                      "repeat": {"index": i if warmup else item.repeat, "of": cfg.runs}}
             if fingerprint is not None:

@@ -5,6 +5,7 @@ from typing import Optional
 
 from ...derive import energy, gaps, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
+from ..style import wrap
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
 RESOURCE_COLUMNS = (
@@ -47,8 +48,9 @@ def phase_bar(record: dict) -> Optional[str]:
     return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
 
 
-def render(record: dict) -> str:
-    """The per-run table: phase, seconds, share of total, resource columns when sampled."""
+def render(record: dict, width: Optional[int] = None) -> str:
+    """The per-run table: phase, seconds, share of total, resource columns when sampled; the lines around it
+    folded to ``width`` (None: unfolded)."""
     from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
     phases = record["phases"]
     total = phases.get("total_s")
@@ -62,8 +64,10 @@ def render(record: dict) -> str:
         seconds = _fmt(value) if value is not None else "n/a *"
         per_phase = resources.get(name) or {}
         rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
-    lines = [f"phasewrap: run {record['run_id']} · {record['status']} (exit {record['exit_code']}) · "
-             f"profile {record['profile']}"]
+    exit_code, profile = record.get("exit_code"), record.get("profile")  # a replayed log may know neither
+    lines = [f"phasewrap: run {record['run_id']} · {record['status']}"
+             + (f" (exit {exit_code})" if exit_code is not None else "")
+             + (f" · profile {profile}" if profile is not None else "")]
     lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [c[0] for c in res_cols],
                           disable_numparse=True))
     for name, key in PHASE_ROWS:
@@ -103,9 +107,10 @@ def render(record: dict) -> str:
             lines.append(f"sampler {name}: n/a ({info.get('reason')})")
     for warning in record.get("warnings", []):
         lines.append(f"warning: {warning}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(line if "\n" in line else wrap(line, width) for line in lines) + "\n"  # the table stays
 
 
+TABLE_WIDTH = 100
 OUTLIER_FLOOR_S = 0.010
 OUTLIER_FLOOR_SHARE = 0.05
 MULTI_PHASES = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -117,8 +122,9 @@ def _group_key(record: dict, sweep_names: tuple) -> tuple:
     return tuple(tags.get(n) for n in sweep_names) + (cache,)
 
 
-def render_runs(records: list, sweep_names: tuple = ()) -> str:
-    """Repeated runs: one row per (sweep value, cache label), each phase as median [min–max] ± spread.
+def render_runs(records: list, sweep_names: tuple = (), width: Optional[int] = None) -> str:
+    """Repeated runs: one row per (sweep value, cache label), each phase as its median with min–max beneath;
+    prose lines folded to ``width`` (None: unfolded), the table within ``TABLE_WIDTH`` columns.
 
     Warm-up runs and runs that did not end `ok` (timeout, interrupted, failed, killed) are left out and named;
     runs with different cache labels are never pooled in one row.
@@ -140,8 +146,8 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         for name, phase in MULTI_PHASES:
             values = [r["phases"].get(phase) for r in group]
             st = summarize(values)
-            row.append("n/a" if st["median"] is None else
-                       f"{st['median']:.3f} [{st['min']:.3f}–{st['max']:.3f}]")
+            row.append("n/a" if st["median"] is None else  # range beneath: 11 columns a phase, not 25
+                       f"{st['median']:.3f}\n{st['min']:.3f}–{st['max']:.3f}")
             label = " ".join(f"{n}={v}" for n, v in zip(sweep_names, key)) or "all runs"
             for i in outliers(values):
                 if abs(values[i] - st["median"]) < max(OUTLIER_FLOOR_S, OUTLIER_FLOOR_SHARE * st["median"]):
@@ -154,13 +160,18 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         tokens = summarize([r.get("ms_per_token") for r in group])
         row.append("n/a" if tokens["median"] is None else f"{tokens['median']:.2f}")
         rows.append(row)
-    headers = list(sweep_names) + ["cache", "n"] + [f"{n} s median [min–max]" for n, _ in MULTI_PHASES] + ["ms/token"]
+    headers = list(sweep_names) + ["cache", "n"] + [f"{n} s" for n, _ in MULTI_PHASES] + ["ms/token"]
     warmups = len(records) - len(recorded)
     head = f"phasewrap: {len(measured)} measured run(s)" + (f", {warmups} warm-up(s) not counted" if warmups else "")
     if left_out:
         named = ", ".join(f"{r['run_id']} ({r.get('status')})" for r in left_out)
         head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
-    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes) + "\n"
+    # tag values (paths, prompts) fold inside their cells so the table keeps within TABLE_WIDTH
+    tag_width = max(8, (TABLE_WIDTH - 72) // max(1, len(sweep_names)))
+    table = tabulate(rows, headers=headers, disable_numparse=True,
+                     maxcolwidths=[tag_width] * len(sweep_names) + [None] * (len(headers) - len(sweep_names)))
+    return "\n".join([wrap(head, width), "each phase: median s, min–max beneath", table]
+                     + [wrap(n, width) for n in notes]) + "\n"
 
 
 def one_line(record: dict) -> str:
