@@ -76,7 +76,7 @@ def test_timed_out_runs_are_counted_and_named_but_kept_out_of_statistics(tmp):
     log = tmp / "runs.jsonl"
     proc = run_phasewrap(QUIET + ["-n", "3", "--timeout", "0.5", "--kill-grace", "0.5", "--jsonl", str(log), "--",
                                   "sleep", "3"])
-    err = proc.stderr.decode()
+    err = " ".join(proc.stderr.decode().split())  # the summary's prose lines fold to the terminal's width
     ids = [json.loads(line)["run_id"] for line in log.read_text().splitlines()]
     named = ", ".join(f"{i} (timeout)" for i in ids)
     assert (f"phasewrap: 0 measured run(s); 3 run(s) left out of the statistics, not complete: {named}"

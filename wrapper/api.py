@@ -341,6 +341,22 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
         raise UsageError(f"phasewrap analyze: {exc}") from None
 
 
+def file_dates(records: Sequence[dict]) -> list:
+    """Per record, the date for a CSV row when the record has no ``started_at`` (a log whose lines carry no
+    times): its file's modification time, when the log was last written (about the run's end); None when the
+    record has a start time or the file can't be read (a copy without ``cp -p`` carries the copy's time)."""
+    from .derive.record import iso_utc
+
+    dates = []
+    for record in records:
+        path = (record.get("source") or {}).get("file")
+        try:
+            dates.append(None if record.get("started_at") or not path else iso_utc(os.stat(path).st_mtime))
+        except OSError:
+            dates.append(None)
+    return dates
+
+
 def read_records(path: Union[str, os.PathLike]) -> list:
     """The run records of a records file (JSONL, a JSON array, pretty-printed objects). Each line that is
     not a record is skipped with one warning naming the file, the line and why; a file with no record at all

@@ -482,9 +482,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                           utc_offset_s=args.utc_offset, on_progress=_err)
     if args.format == "json":
         _out(jsonl.pretty(records))
-    elif args.format == "csv":
-        text, _ = csvlog.render(records, None)
-        _out(text)
+    elif args.format == "csv" and records:
+        _out(csvlog.render(records, None, source=True, dates=api.file_dates(records))[0])
     else:
         columns = style.width(1)
         _out(style.paint("".join(summary.render(r, columns) for r in records), style.colour_on(sys.stdout)))
@@ -593,9 +592,25 @@ def _ensure_standard_fds() -> None:
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
+REQUIRED_PACKAGES = {"psutil": "psutil", "tabulate": "tabulate"}  # module → pip package (pyproject dependencies)
+
+
+def _missing_packages() -> list:
+    """The required packages this Python can't import (looked up, not imported: start-up stays cheap). Run from a
+    clone without ``pip install .``, a missing one would otherwise surface after the child ran, at the summary."""
+    from importlib.util import find_spec
+
+    return [package for module, package in REQUIRED_PACKAGES.items() if find_spec(module) is None]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """argparse → one library call → exit status: UsageError 2, StartError 127, GpuBusy 3, else the call's."""
     _ensure_standard_fds()
+    missing = _missing_packages()
+    if missing:
+        _err(f"phasewrap: missing Python package(s) {', '.join(missing)}: pip install {' '.join(missing)} "
+             "(or `pip install .` in the clone)")
+        return EXIT_USAGE
     _show_library_log()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
