@@ -463,7 +463,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from .method.fleet import render_plan
 
     rows = api.plan(_command(args), sweep=list(args.sweep), runs=args.runs, shards=args.shards or 1)
-    _out(jsonl.pretty(rows) if args.format == "json" else render_plan(rows, args.warmup))
+    formats = {"json": jsonl.pretty, "jsonl": jsonl.lines}
+    _out(formats[args.format](rows) if args.format in formats else render_plan(rows, args.warmup))
     return 0
 
 
@@ -513,7 +514,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
                          cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
-    _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
+    _out(jsonl.pretty(result) if args.format == "json" else
+         style.paint(style.wrap_prose(render_table(result), style.width(1)), style.colour_on(sys.stdout)))
     return 0
 
 

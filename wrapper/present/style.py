@@ -74,6 +74,18 @@ def wrap(text: str, columns: Optional[int]) -> str:
     return "\n".join(wrap_line(line, columns) for line in text.split("\n"))
 
 
+_COLUMN_GAPS = re.compile(r"\S {2,}(?=\S)")
+
+
+def wrap_prose(text: str, columns: Optional[int]) -> str:
+    """Like ``wrap``, but table rows (two or more gaps of 2+ spaces between cells, or tabulate's ``---`` rule)
+    stay as they are: for renderers that mix a table with prose lines."""
+    if columns is None:
+        return text
+    return "\n".join(line if len(_COLUMN_GAPS.findall(line)) >= 2 or line.startswith("---")
+                     else wrap_line(line, columns) for line in text.split("\n"))
+
+
 _PHASE_CELL = re.compile(rf"^({'|'.join(PHASE_COLOURS)})\b", re.M)
 _WARNING = re.compile(r"(?<![\w-])(warning:|marker never seen:|outlier:)", re.M)
 _FAILED = re.compile(r"\b(failed|timeout|interrupted|killed)\b")

@@ -16,6 +16,11 @@ RESOURCE_COLUMNS = (
     ("busiest thread %", "cpu_busiest_thread_pct_max", "{:.0f}"),
     ("disk read MB", "disk_read_mib", "{:.1f}"),
 )
+# The terminal's headers for them, short so that the table fits 100 columns; what each means is said once below.
+SHORT_HEADERS = {"vram_used_peak_mib": ("VRAM MiB", "peak"), "gpu_util_mean": ("GPU %", "mean utilization"),
+                 "cpu_pct_mean": ("CPU %", "mean"), "cpu_pct_max": ("CPU max %", None),
+                 "cpu_busiest_thread_pct_max": ("thread %", "the busiest thread's max"),
+                 "disk_read_mib": ("read MB", "from disk")}
 BAR_CHARS = 40
 
 
@@ -68,8 +73,12 @@ def render(record: dict, width: Optional[int] = None) -> str:
     lines = [f"phasewrap: run {record['run_id']} · {record['status']}"
              + (f" (exit {exit_code})" if exit_code is not None else "")
              + (f" · profile {profile}" if profile is not None else "")]
-    lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [c[0] for c in res_cols],
+    short = [SHORT_HEADERS[c[1]] for c in res_cols]
+    lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [header for header, _ in short],
                           disable_numparse=True))
+    meanings = [f"{header}: {meaning}" for header, meaning in short if meaning]
+    if meanings:
+        lines.append(" · ".join(meanings))
     for name, key in PHASE_ROWS:
         if phases.get(key) is None:
             lines.append(f"* {name}: {_reason(record, key) or 'not measured'}")
