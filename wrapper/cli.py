@@ -384,7 +384,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         label = "warning: " if record.levelno == logging.WARNING else ""
-        _err(f"phasewrap: {label}{record.getMessage()}")
+        _err(f"phasewrap: {style.paint(label, style.colour_on(sys.stderr))}{record.getMessage()}")
 
 
 def _show_library_log() -> None:
