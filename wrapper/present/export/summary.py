@@ -53,13 +53,11 @@ def phase_bar(record: dict) -> Optional[str]:
     return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
 
 
-def render(record: dict, width: Optional[int] = None) -> str:
-    """The per-run table: phase, seconds, share of total, resource columns when sampled; the lines around it
-    folded to ``width`` (None: unfolded)."""
+def _phase_table(phases: dict, resources: dict) -> list:
+    """The phase × resource table, and a line saying what its short resource headers mean."""
     from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
-    phases = record["phases"]
+
     total = phases.get("total_s")
-    resources = record.get("resources") or {}
     res_cols = [c for c in RESOURCE_COLUMNS if any((resources.get(p) or {}).get(c[1]) is not None
                                                     for p, _ in PHASE_ROWS)]
     rows = []
@@ -69,16 +67,22 @@ def render(record: dict, width: Optional[int] = None) -> str:
         seconds = _fmt(value) if value is not None else "n/a *"
         per_phase = resources.get(name) or {}
         rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
+    short = [SHORT_HEADERS[c[1]] for c in res_cols]
+    meanings = [f"{header}: {meaning}" for header, meaning in short if meaning]
+    table = tabulate(rows, headers=["phase", "seconds", "share"] + [header for header, _ in short],
+                     disable_numparse=True)
+    return [table] + ([" · ".join(meanings)] if meanings else [])
+
+
+def render(record: dict, width: Optional[int] = None) -> str:
+    """The per-run table: phase, seconds, share of total, resource columns when sampled; the lines around it
+    folded to ``width`` (None: unfolded)."""
+    phases = record["phases"]
+    resources = record.get("resources") or {}
     exit_code, profile = record.get("exit_code"), record.get("profile")  # a replayed log may know neither
     lines = [f"phasewrap: run {record['run_id']} · {record['status']}"
              + (f" (exit {exit_code})" if exit_code is not None else "")
-             + (f" · profile {profile}" if profile is not None else "")]
-    short = [SHORT_HEADERS[c[1]] for c in res_cols]
-    lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [header for header, _ in short],
-                          disable_numparse=True))
-    meanings = [f"{header}: {meaning}" for header, meaning in short if meaning]
-    if meanings:
-        lines.append(" · ".join(meanings))
+             + (f" · profile {profile}" if profile is not None else "")] + _phase_table(phases, resources)
     for name, key in PHASE_ROWS:
         if phases.get(key) is None:
             lines.append(f"* {name}: {_reason(record, key) or 'not measured'}")
