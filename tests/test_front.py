@@ -42,6 +42,20 @@ def test_a_sweep_summary_fits_100_columns_at_columns_80():
     assert "\033[" not in proc.stderr.decode()  # a pipe gets no colour
 
 
+def test_long_tag_values_and_long_runs_still_fit_100_columns():
+    from wrapper.present.export import summary
+
+    model = "/models/very/long/path/to/Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf"
+    records = [{"run_id": f"r{ctx}{i}", "status": "ok", "tags": {"model": model, "ctx": ctx},
+                "cache": {"label": "partial"}, "ms_per_token": 12.34,
+                "phases": {"load_s": 1.0 + i / 10, "ttft_s": 0.1, "decode_s": 12.3456, "total_s": 123.456 + i}}
+               for ctx in ("512", "131072") for i in range(3)]
+    text = summary.render_runs(records, ("model", "ctx"), 80)
+    assert max(map(len, text.splitlines())) <= 100
+    assert "124.5" in text and "123.5–125.5" in text and "12.35–12.35" in text  # 4 significant digits
+    assert "".join(line[:10] for line in text.splitlines()[4:11]).startswith(model)  # folded, not cut
+
+
 def test_diagnosis_prose_folds_to_columns(tmp):
     jsonl = tmp / "runs.jsonl"
     assert run_phasewrap(["run", "-q", "--format", "none", "--jsonl", str(jsonl), *QUICK, *FAST]).returncode == 0
@@ -133,6 +147,11 @@ def test_format_json_is_one_array_for_one_run_and_for_three_and_stdout_parses():
     assert b"standin" in one.stderr or b"model loaded" in one.stderr  # passed through, on stderr
     lines = run_phasewrap(["run", "--format", "jsonl", "-n", "2", *QUICK, *FAST]).stdout.decode().splitlines()
     assert [json.loads(line)["status"] for line in lines] == ["ok", "ok"]
+
+
+def test_format_json_refuses_a_second_writer_on_stdout():
+    proc = run_phasewrap(["run", "--format", "json", "--jsonl", "-", *QUICK, *FAST])
+    assert proc.returncode == 2 and b"both write to stdout" in proc.stderr and proc.stdout == b""
 
 
 # -- CSV as people use it --------------------------------------------------------------------------------------

@@ -403,6 +403,9 @@ def _variants(sweeps: Sequence[str]) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.format in ("json", "jsonl") and "-" in (args.jsonl, args.csv):
+        raise UsageError(f"phasewrap run: --format {args.format} and --{'jsonl' if args.jsonl == '-' else 'csv'} - "
+                         "both write to stdout, which would not parse; give the file a name")
     single = args.runs + args.warmup == 1 and _variants(args.sweep) == 1
     sweep_names = tuple(text.partition("=")[0] for text in args.sweep)
 

@@ -124,6 +124,23 @@ def render(record: dict, width: Optional[int] = None) -> str:
 
 
 TABLE_WIDTH = 100
+COLUMN_GAP = 2       # tabulate's "simple" format: two spaces between columns, headers padded by two
+MIN_TAG_WIDTH = 8
+
+
+def _secs(value: float) -> str:
+    """Seconds with 4 significant digits at most (0.123, 12.35, 123.5): the range line stays one cell wide."""
+    return f"{value:.3f}" if value < 10 else f"{value:.2f}" if value < 100 else f"{value:.1f}"
+
+
+def _tag_width(headers: list, rows: list, tags: int) -> int:
+    """How wide each of the first ``tags`` columns may be for the whole table to fit TABLE_WIDTH."""
+    if not tags:
+        return MIN_TAG_WIDTH
+    rest = sum(max([len(h) + COLUMN_GAP] + [len(line) for row in rows for line in str(row[i]).split("\n")])
+               for i, h in enumerate(headers) if i >= tags)
+    spare = TABLE_WIDTH - rest - COLUMN_GAP * (len(headers) - 1)
+    return max(MIN_TAG_WIDTH, spare // tags)
 OUTLIER_FLOOR_S = 0.010
 OUTLIER_FLOOR_SHARE = 0.05
 MULTI_PHASES = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -160,7 +177,7 @@ def render_runs(records: list, sweep_names: tuple = (), width: Optional[int] = N
             values = [r["phases"].get(phase) for r in group]
             st = summarize(values)
             row.append("n/a" if st["median"] is None else  # range beneath: 11 columns a phase, not 25
-                       f"{st['median']:.3f}\n{st['min']:.3f}–{st['max']:.3f}")
+                       f"{_secs(st['median'])}\n{_secs(st['min'])}–{_secs(st['max'])}")
             label = " ".join(f"{n}={v}" for n, v in zip(sweep_names, key)) or "all runs"
             for i in outliers(values):
                 if abs(values[i] - st["median"]) < max(OUTLIER_FLOOR_S, OUTLIER_FLOOR_SHARE * st["median"]):
@@ -180,7 +197,7 @@ def render_runs(records: list, sweep_names: tuple = (), width: Optional[int] = N
         named = ", ".join(f"{r['run_id']} ({r.get('status')})" for r in left_out)
         head += f"; {len(left_out)} run(s) left out of the statistics, not complete: {named}"
     # tag values (paths, prompts) fold inside their cells so the table keeps within TABLE_WIDTH
-    tag_width = max(8, (TABLE_WIDTH - 72) // max(1, len(sweep_names)))
+    tag_width = _tag_width(headers, rows, len(sweep_names))
     table = tabulate(rows, headers=headers, disable_numparse=True,
                      maxcolwidths=[tag_width] * len(sweep_names) + [None] * (len(headers) - len(sweep_names)))
     return "\n".join([wrap(head, width), "each phase: median s, min–max beneath", table]
