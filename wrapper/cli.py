@@ -137,7 +137,7 @@ def _add_run(sub) -> None:
     out = run.add_argument_group("outputs")
     out.add_argument("--format", choices=("table", "json", "jsonl", "none"), default="table",
                      help="table: summary on stderr (default); json: one JSON array of the records on stdout after "
-                     "the runs (the child's stdout goes to stderr unless -q); jsonl: one record a line; none")
+                     "the runs (the child's stdout goes to stderr unless -q); jsonl: one record a line, as each run ends; none")
     out.add_argument("-v", "--verbose", action="store_true", help="also list the diagnosis checks that could not "
                      "run for lack of data (and the data each needed)")
     out.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -410,7 +410,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     sweep_names = tuple(text.partition("=")[0] for text in args.sweep)
 
     def on_record(record: dict) -> None:
-        if args.format == "table" and not single:
+        if args.format == "jsonl":  # each record as soon as it is made: a long sweep's lines can be followed
+            _out(jsonl.line(record))
+        elif args.format == "table" and not single:
             _err(style.paint(style.wrap(summary.one_line(record), style.width(2)), style.colour_on(sys.stderr)))
 
     from .measure.signals import SignalGuard
@@ -450,8 +452,6 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
         _err(style.paint(text, colour))
     elif args.format == "json":  # one shape for 1 or N runs: an array
         _out(jsonl.pretty(list(records)))
-    elif args.format == "jsonl":
-        _out(jsonl.lines(records))
     return records.exit_status
 
 
