@@ -274,6 +274,9 @@ def test_completion_scripts_parse_in_their_shell(shell, tmp):
     script.write_text(text)
     check = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+    loaded = subprocess.run([shell, "-c", f"source {script}"], capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, env=_env(HOME=str(tmp)))
+    assert loaded.returncode == 0 and loaded.stderr == "", loaded.stderr
 
 
 def test_bash_completion_completes_subcommands_options_and_choices(tmp):

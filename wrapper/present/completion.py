@@ -122,7 +122,8 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
                 "# ~/.local/share/bash-completion/completions/phasewrap\n" + _bash_body(cmds, top_flags))
     if shell == "zsh":  # zsh runs the bash function through its bashcompinit layer
         return ("#compdef phasewrap\n# phasewrap completion for zsh: eval \"$(phasewrap completion zsh)\" in ~/.zshrc\n"
-                "autoload -U +X compinit && compinit\nautoload -U +X bashcompinit && bashcompinit\n"
+                "(( ${+functions[compdef]} )) || { autoload -U +X compinit && compinit -i; }\n"
+                "autoload -U +X bashcompinit && bashcompinit\n"
                 + _bash_body(cmds, top_flags))
     if shell == "fish":
         return _fish(cmds)
