@@ -214,6 +214,13 @@ def test_no_python_none_in_the_summary_of_a_replayed_log():
     assert "None" not in out and "exit" not in out.splitlines()[0]
 
 
+def test_a_rate_without_tokens_per_s_is_shown_not_a_traceback():
+    log = fixture("logs", "koboldcpp__2024-01-v1.56-contextlimit-processing-generation-total-ms-per-T.log")
+    proc = run_phasewrap(["analyze", log])
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert "tokens: 1025 (reported) · 19.18 ms/token\n" in proc.stdout.decode()
+
+
 def test_a_marker_never_seen_names_the_streams():
     proc = run_phasewrap(["run", "-q", "--ready", "never-printed", *FAST])
     err = proc.stderr.decode()

@@ -91,9 +91,9 @@ def render(record: dict, width: Optional[int] = None) -> str:
         lines.append(steps_line)
     tokens = record.get("tokens") or {}
     if tokens.get("output") is not None:
-        rate = record.get("ms_per_token")
-        lines.append(f"tokens: {tokens['output']} ({tokens['source']})"
-                     + (f" · {rate:.2f} ms/token · {record['tokens_per_s']:.1f} tokens/s" if rate else ""))
+        rate, per_s = record.get("ms_per_token"), record.get("tokens_per_s")  # either may be unknown alone
+        lines.append(f"tokens: {tokens['output']} ({tokens['source']})" + (f" · {rate:.2f} ms/token" if rate else "")
+                     + (f" · {per_s:.1f} tokens/s" if per_s else ""))
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
