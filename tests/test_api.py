@@ -8,7 +8,7 @@ import sys
 from .conftest import ROOT, STANDIN, run_phasewrap, json_record
 
 API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "plot", "report",
-       "read_records", "RunRecords", "UsageError", "StartError", "GpuBusy", "__version__"]
+       "read_records", "file_dates", "RunRecords", "UsageError", "StartError", "GpuBusy", "__version__"]
 
 
 def _python(code: str, cwd) -> subprocess.CompletedProcess:
