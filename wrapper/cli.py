@@ -533,8 +533,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             _out(jsonl.pretty({host: [asdict(f) for f in fs] for host, fs in per_host.items()}))
         else:
             columns = style.width(1)
-            _out(render(api.by_host(args.files)) + "".join(f"\nhost {host}:\n{render_findings(fs, args.verbose, columns)}"
-                                                         for host, fs in per_host.items()))
+            _out(render(api.by_host(args.files)) + "".join(
+                f"\nhost {host}:\n{render_findings(fs, args.verbose, columns)}" for host, fs in per_host.items()))
         return 0
     findings = api.diagnose(args.files)
     if args.format == "json":
