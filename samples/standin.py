@@ -51,6 +51,12 @@ STEP_LINES = {"disk": "standin: weights read from disk", "cpu": "standin: weight
               "sleep": "standin: peer answered"}
 
 
+def _usage(message: str) -> None:
+    """A bad option: one line on stderr, exit status 2 (like phasewrap's own)."""
+    sys.stderr.write(f"standin: {message}\n")
+    raise SystemExit(2)
+
+
 def parse_steps(spec: str) -> list[tuple[str, str]]:
     steps = []
     for item in spec.split(","):
@@ -59,7 +65,9 @@ def parse_steps(spec: str) -> list[tuple[str, str]]:
             if kind not in STEP_LINES or not arg or (kind != "disk" and float(arg) < 0):
                 raise ValueError
         except ValueError:
-            raise SystemExit(f"--load-steps: bad step {item!r}; expected disk:FILE, cpu:SECONDS or sleep:SECONDS")
+            _usage(f"--load-steps: bad step {item!r}; expected disk:FILE, cpu:SECONDS or sleep:SECONDS")
+        if kind == "disk" and not os.path.isfile(arg):  # checked before the run, not mid-load as a traceback
+            _usage(f"--load-steps: disk:{arg}: no such file; make one first, e.g. head -c 256M /dev/urandom > {arg}")
         steps.append((kind, arg))
     return steps
 

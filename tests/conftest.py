@@ -55,9 +55,9 @@ def run_phasewrap(args, **kwargs) -> subprocess.CompletedProcess:
 
 
 def json_record(proc: subprocess.CompletedProcess) -> dict:
-    """The record printed by --format json at the end of stdout (after any passthrough when not --quiet)."""
-    text = proc.stdout.decode("utf-8", "replace")
-    return json.loads(text[text.index("{\n  \"schema\""):])
+    """The one record of `run --format json`: stdout is one JSON array (the child's stdout went to stderr)."""
+    [record] = json.loads(proc.stdout)
+    return record
 
 
 def read_jsonl(path: str) -> list:

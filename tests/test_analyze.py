@@ -2,7 +2,7 @@
 import json
 import os
 
-from .conftest import STANDIN, fixture, run_phasewrap
+from .conftest import STANDIN, fixture, run_phasewrap, json_record
 
 H200_EVENTS = fixture("events", "h200-transformers-warm-p512.events.jsonl")
 
@@ -17,7 +17,7 @@ def test_capture_reanalysis_equals_the_live_record(tmp):
     live = run_phasewrap(["run", "--quiet", "--format", "json", "--capture", str(tmp), "--ready", "model loaded",
                           "--tag", "quant=Q4", "--", *STANDIN, "--load-s", "0.2", "--ttft-s", "0.1", "--tokens", "8",
                           "-p", "a prompt to echo"])
-    rec = json.loads(live.stdout)
+    rec = json_record(live)
     [again] = _analyze_json(["--ready", "model loaded", str(tmp)])
     again.pop("source")
     assert again == rec
@@ -163,7 +163,7 @@ def test_unknown_capture_schema_is_exit_2(tmp):
 def test_csv_output(tmp):
     proc = run_phasewrap(["analyze", "--format", "csv", fixture("logs", "llama.cpp__cli-perf-lines-user-trimmed-two-runs.log")])
     rows = proc.stdout.decode().splitlines()
-    assert rows[0].startswith("date_time,input_tokens,output_tokens,load_s") and len(rows) == 3
+    assert rows[0].startswith("date_time,run_id,source,quant,ctx,input_tokens,output_tokens,load_s") and len(rows) == 3
 
 
 def test_ts_seconds_log_unrolls_minute_wraps(tmp):

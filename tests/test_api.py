@@ -5,11 +5,11 @@ import re
 import subprocess
 import sys
 
-from .conftest import ROOT, STANDIN, run_phasewrap
+from .conftest import ROOT, STANDIN, run_phasewrap, json_record
 
 API = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "env", "plot",
-       "report", "read_records", "RunRecords", "check", "baselines", "UsageError", "StartError", "GpuBusy",
-       "__version__"]
+       "report", "read_records", "file_dates", "RunRecords", "check", "baselines", "UsageError", "StartError",
+       "GpuBusy", "__version__"]
 
 
 def _python(code: str, cwd) -> subprocess.CompletedProcess:
@@ -43,7 +43,7 @@ print(json.dumps({{"records": records, "exit_status": records.exit_status,
     cli = run_phasewrap(["run", "--quiet", "--format", "json", "--ready", "model loaded", "--", *STANDIN,
                          "--load-s", "0.3", "--ttft-s", "0.05", "--tokens", "5"])
     assert cli.returncode == 0, cli.stderr
-    cli_record = json.loads(cli.stdout)
+    cli_record = json_record(cli)
     assert len(got["records"]) == 2 and got["exit_status"] == 0
     for rec in got["records"]:
         assert list(rec) == list(cli_record)

@@ -7,7 +7,7 @@ import time
 
 import psutil
 
-from .conftest import PHASEWRAP, STANDIN, poll, read_jsonl, run_phasewrap
+from .conftest import PHASEWRAP, STANDIN, poll, read_jsonl, run_phasewrap, json_record
 
 
 
@@ -116,7 +116,7 @@ def test_huge_line_and_large_output_keep_memory_bounded(tmp):
 def test_quiet_passthrough_of_binary_tokens_counts_them():
     proc = run_phasewrap(["run", "--ready", "model loaded", "--format", "json", "--quiet", "--", *STANDIN,
                           "--binary", "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "12", "--interval-s", "0.01"])
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert rec["tokens"]["output"] == 12
 
 

@@ -133,7 +133,7 @@ def test_server_stream_stalls_and_their_capture_replay(tmp_path):
                           "--load-s", "0.1", "--ttft-s", "0.05", "--interval-s", "0.01", "--stall-before", "20",
                           "--stall-s", "0.25"])
     assert proc.returncode == 0, proc.stderr
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert rec["decode_gaps_ms"]["n"] == 29 and rec["decode_gaps_ms"]["per"] == "token"
     assert rec["stalls_total"] == 1
     [stall] = rec["stalls"]

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, STANDIN, fixture, run_phasewrap
+from tests.conftest import ROOT, STANDIN, fixture, json_record, run_phasewrap
 from wrapper.derive import loadsteps
 from wrapper.method import steps
 from wrapper.model.events import Chunk, Marker, Sample
@@ -273,8 +273,8 @@ def test_llama_cold_model_load_step_reads_the_file_from_disk_and_warm_does_not(t
     command = [os.path.join(LLAMA_BIN, "llama-completion"), "-m", str(model), "-p", "the quick brown fox", "-n", "4",
                "-no-cnv"]
     try:
-        cold, warm = (json.loads(run_phasewrap(["run", "--quiet", "--format", "json", *flag, "--", *command],
-                                               timeout=300).stdout) for flag in (["--cold"], []))
+        cold, warm = (json_record(run_phasewrap(["run", "--quiet", "--format", "json", *flag, "--", *command],
+                                                 timeout=300)) for flag in (["--cold"], []))
     finally:
         os.unlink(model)
     assert (cold["cache"]["label"], warm["cache"]["label"]) == ("cold", "warm")
@@ -416,7 +416,7 @@ def test_analyze_of_a_capture_reproduces_the_live_steps_exactly(tmp_path):
     assert live.returncode == 0, live.stderr.decode()
     replay = run_phasewrap(["analyze", "--format", "json", "--ready", "model loaded", str(tmp_path)])
     assert replay.returncode == 0, replay.stderr.decode()
-    live_steps = json.loads(live.stdout)["load_steps"]
+    live_steps = json_record(live)["load_steps"]
     out = json.loads(replay.stdout)
     assert (out[0] if isinstance(out, list) else out)["load_steps"] == live_steps
     assert [s["name"] for s in live_steps][-2:] == ["standin: weights converted on one core", "standin: peer answered"]

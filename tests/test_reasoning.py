@@ -8,7 +8,7 @@ import pytest
 from wrapper.derive.reasoning import Boundary, ThinkTracker, summary
 from wrapper.sources.request import event_reasoning
 
-from .conftest import STANDIN, run_phasewrap
+from .conftest import STANDIN, run_phasewrap, json_record
 from .test_run import SERVER
 
 MS = 1_000_000
@@ -75,7 +75,7 @@ def test_standin_thinking_half_a_second(tmp_path):
                               "--load-s", "0.1", "--ttft-s", "0.1", "--think-s", "0.5", "--tokens", "20",
                               "--interval-s", "0.02", "--stamps-file", str(stamps)])
         assert proc.returncode == 0, proc.stderr
-        rec = json.loads(proc.stdout)
+        rec = json_record(proc)
         child = json.loads(stamps.read_text())
         r = rec["reasoning"]
         child_s = (child["first_answer_ns"] - child["first_token_ns"]) / 1e9
@@ -97,7 +97,7 @@ def test_standin_thinking_half_a_second(tmp_path):
 def test_a_model_that_does_not_think_gets_no_reasoning_key():
     proc = run_phasewrap(["run", "--quiet", "--ready", "model loaded", "--format", "json", "--", *STANDIN,
                           "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "5", "--interval-s", "0.01"])
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert "reasoning" not in rec and "first_answer_token" not in rec["markers"]
 
 
@@ -115,7 +115,7 @@ def test_server_reasoning_through_request(tmp_path, api):
                               "--port", str(port), "--load-s", "0.1", "--ttft-s", "0.05", "--interval-s", "0.02",
                               "--reasoning-s", "0.5", "--stamps-file", str(stamps)])
         assert proc.returncode == 0, proc.stderr
-        rec = json.loads(proc.stdout)
+        rec = json_record(proc)
         child = json.loads(stamps.read_text())
         child_s = (child["first_answer_ns"] - child["first_event_ns"]) / 1e9
         r = rec["reasoning"]

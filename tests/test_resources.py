@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from .conftest import STANDIN, run_phasewrap
+from .conftest import STANDIN, run_phasewrap, json_record
 
 BURN_THEN_SLEEP = ["--", *STANDIN, "--load-mode", "burn", "--load-s", "2.5", "--ttft-s", "0.1", "--tokens", "50",
                    "--interval-s", "0.03"]
@@ -13,7 +13,7 @@ BURN_THEN_SLEEP = ["--", *STANDIN, "--load-mode", "burn", "--load-s", "2.5", "--
 def _record(*options):
     proc = run_phasewrap(["run", "--quiet", "--format", "json", "--ready", "model loaded", *options, *BURN_THEN_SLEEP])
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return json_record(proc)
 
 
 def test_one_core_burning_in_load_and_idle_decode():

@@ -111,14 +111,15 @@ def test_pty_gives_child_a_terminal():
     proc = run_phasewrap(["run", "--pty", "--format", "json", "--", sys.executable, "-c",
                           "import sys; print('tty' if sys.stdout.isatty() else 'pipe')"])
     assert proc.returncode == 0
-    assert proc.stdout.startswith(b"tty\n")  # raw mode: no \r\n translation
+    # --format json sends the child's stdout to stderr; raw mode: no \r\n translation
+    assert b"tty\n" in proc.stderr and b"tty\r\n" not in proc.stderr
 
 
 def test_burst_at_exit_is_reported():
     # what a block-buffered child looks like: nothing for a while, then everything as it exits
     child = "import os, time\ntime.sleep(1.2)\nos.write(1, b'a b c d\\n')\n"
     proc = run_phasewrap(["run", "--format", "json", "--quiet", "--", sys.executable, "-c", child])
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert any("one burst at exit" in w for w in rec["warnings"])
 
 
@@ -132,7 +133,7 @@ def test_quiet_suppresses_passthrough_and_summary_goes_to_stderr():
 def test_missing_phases_are_null_with_reasons():
     proc = run_phasewrap(["run", "--ready", "never-printed", "--format", "json", "--quiet", "--", *STANDIN,
                           "--load-s", "0.05", "--ttft-s", "0.05", "--tokens", "3"])
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert rec["phases"]["load_s"] is None and rec["phases"]["ttft_s"] is None
     reasons = {m["field"]: m["reason"] for m in rec["missing"]}
     assert "never appeared" in reasons["load_s"]
@@ -148,10 +149,10 @@ def test_csv_header_once_and_tags_as_columns(tmp):
                               "--ttft-s", "0.05", "--tokens", "3", "--interval-s", "0.01"])
         assert proc.returncode == 0
     rows = path.read_text().splitlines()
-    assert rows[0] == ("date_time,ctx,quant,input_tokens,output_tokens,load_s,ttft_s,decode_s,ms_per_token,"
-                       "vram_peak_mib,status,note")
+    assert rows[0] == ("date_time,run_id,quant,ctx,input_tokens,output_tokens,load_s,ttft_s,decode_s,total_s,"
+                       "ms_per_token,vram_peak_mib,warmup,cache,status,note")
     assert len(rows) == 3
-    assert rows[1].split(",")[1:3] == ["4096", "Q4_K_M"] and rows[2].split(",")[2] == "Q8_0"
+    assert rows[1].split(",")[2:4] == ["Q4_K_M", "4096"] and rows[2].split(",")[2] == "Q8_0"
     assert rows[2].endswith(",ok,baseline")
 
 
@@ -170,7 +171,7 @@ def test_capture_is_lossless_and_has_header(tmp):
 
     proc = run_phasewrap(["run", "--quiet", "--format", "json", "--capture", str(tmp / "cap"), "--",
                           sys.executable, "-c", PASSTHROUGH_CHILD])
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     bare = subprocess.run([sys.executable, "-c", PASSTHROUGH_CHILD], capture_output=True)
     [name] = os.listdir(tmp / "cap")
     cap = read_capture(str(tmp / "cap" / name))
@@ -241,7 +242,7 @@ def test_llama_log_cut_short_gives_missing_phases_not_a_crash(tmp):
     proc = run_phasewrap(["run", "--profile", "llama.cpp", "--format", "json", "--quiet", "--", sys.executable, "-c",
                           child])
     assert proc.returncode == 0
-    rec = json.loads(proc.stdout)
+    rec = json_record(proc)
     assert rec["status"] == "ok" and (rec["reported"] or {}).get("eval_ms") is None
     reasons = {m["field"]: m["reason"] for m in rec["missing"]}
     assert "never appeared" in reasons["load_s"] and "decode_s" in reasons

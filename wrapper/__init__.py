@@ -12,7 +12,7 @@ phases, load steps, the record, framework parsers) → ``sources`` (a live run, 
 __version__ = "0.1.0"
 
 __all__ = ["run", "analyze", "compare", "diagnose", "plan", "merge", "by_host", "diagnose_by_host", "env", "plot",
-           "report", "read_records", "RunRecords", "check", "baselines",
+           "report", "read_records", "file_dates", "RunRecords", "check", "baselines",
            "UsageError", "StartError", "GpuBusy", "__version__"]
 
 _FROM = {"UsageError": "errors", "StartError": "errors", "GpuBusy": "errors"}

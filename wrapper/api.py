@@ -112,8 +112,9 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
     command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
     interrupt never loses a finished run); ``plot`` draws the timeline afterwards, ``trace`` writes the runs as a
-    Chrome trace-event / Perfetto JSON file. ``on_record(record)`` is
-    called after each run, ``on_progress(text)`` before each of several runs.
+    Chrome trace-event / Perfetto JSON file. ``on_record(record)`` is called after each run, ``on_progress(text)``
+    before each of several runs. ``stdout_to_stderr``: the child's stdout passes through to stderr, so this
+    process's stdout carries only what the caller prints (JSON).
 
     SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
     comes between two runs stops the session there (``stopped_by``, exit status 128+N).
@@ -189,7 +190,8 @@ def _session_plan(command: Sequence[str], opts):
     base = RunConfig(command=command, profile=opts.profile, ready=opts.ready, ready_stream=opts.ready_stream,
                      first_token=opts.first_token, first_token_stream=opts.first_token_stream,
                      marks=_marks(opts.marks), tags={str(k): str(v) for k, v in (opts.tags or {}).items()},
-                     note=opts.note, quiet=opts.quiet, pty=opts.pty, timeout_s=opts.timeout_s,
+                     note=opts.note, quiet=opts.quiet, stdout_fd=2 if opts.stdout_to_stderr else 1, pty=opts.pty,
+                     timeout_s=opts.timeout_s,
                      kill_grace_s=opts.kill_grace_s, capture_dir=opts.capture_dir, request=opts.request,
                      max_tokens=opts.max_tokens, api=opts.api, url=opts.url, model=opts.model)
     return SessionConfig(base=base, runs=opts.runs, warmup=opts.warmup, cold=opts.cold, drop_caches=opts.drop_caches,
@@ -263,6 +265,22 @@ def env(command: Sequence[str] = (), *, model_files: Sequence[str] = ()) -> dict
     profile = profiles.resolve("auto", command)[0] if command else None
     files = files_of(command, list(model_files)) if command else list(model_files)
     return fingerprint(command, files, profile.version_args if profile else ())
+
+
+def file_dates(records: Sequence[dict]) -> list:
+    """Per record, the date for a CSV row when the record has no ``started_at`` (a log whose lines carry no
+    times): its file's modification time, when the log was last written (about the run's end); None when the
+    record has a start time or the file can't be read (a copy without ``cp -p`` carries the copy's time)."""
+    from .derive.record import iso_utc
+
+    dates = []
+    for record in records:
+        path = (record.get("source") or {}).get("file")
+        try:
+            dates.append(None if record.get("started_at") or not path else iso_utc(os.stat(path).st_mtime))
+        except OSError:
+            dates.append(None)
+    return dates
 
 
 def read_records(path: Union[str, os.PathLike]) -> list:

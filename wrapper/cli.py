@@ -14,6 +14,7 @@ from .model import profiles
 from .model.options import DEFAULTS, RunOptions
 from .model.options import NAMES as OPTION_NAMES
 from .errors import GpuBusy, StartError, UsageError
+from .present import style
 from .present.export import csvlog, jsonl, summary
 from .core.writer import show_path
 from .derive.markers import ANY
@@ -28,7 +29,34 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, like every other usage error here
         # "argument --timeout: --timeout must be …": the validators name the option already
         message = re.sub(r"^argument ([^:]+): (?=\1)", "", message)
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(self, message)} (see --help)")
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> list:
+    """Every option of ``parser`` and of the subcommand parsers under it."""
+    found = []
+    for action in parser._actions:
+        found += action.option_strings
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _option_strings(child)
+    return found
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """``; did you mean --jsonl?`` for a misspelled subcommand, option or choice; "" when nothing is close."""
+    import difflib
+
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if choice:
+        word, pool = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+    else:
+        unknown = re.search(r"unrecognized arguments: (-\S+)", message)
+        if not unknown:
+            return ""
+        word, pool = unknown.group(1).partition("=")[0], _option_strings(parser)
+    close = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _key_value(option: str):
@@ -121,8 +149,14 @@ D = DEFAULTS
 
 def _add_output_options(run) -> None:
     out = run.add_argument_group("outputs")
-    out.add_argument("--format", choices=("table", "json", "none"), default="table",
-                     help="table: summary on stderr (default); json: the record on stdout after the run; none")
+    out.add_argument("--format", choices=("table", "json", "jsonl", "none"), default="table",
+                     help="table: summary on stderr (default); json: one JSON array of the records on stdout after "
+                     "the runs (the child's stdout goes to stderr unless -q); jsonl: one record a line, as each run ends; none")
+    out.add_argument("-v", "--verbose", action="store_true", help="also list the diagnosis checks that could not "
+                     "run for lack of data (and the data each needed)")
+    out.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="before each of several runs: run i/N, elapsed time and ETA on stderr (default: on when "
+                     "stderr is a terminal)")
     out.add_argument("--jsonl", metavar="FILE", help="append the record as one JSON line (locked)")
     out.add_argument("--csv", metavar="FILE", help="append one measurement-log row (header written once)")
     out.add_argument("--capture", dest="capture_dir", metavar="DIR", help="write the timestamped raw output of "
@@ -304,6 +338,15 @@ def _add_diagnose(sub) -> None:
     dia.add_argument("files", nargs="+", metavar="FILE", help="records files (JSONL)")
     dia.add_argument("--format", choices=("table", "json"), default="table")
     dia.add_argument("--by", choices=("host",), help="host: the by-host table, then each host diagnosed on its own")
+    dia.add_argument("-v", "--verbose", action="store_true", help="also list the checks not run for lack of data")
+
+
+def _add_completion(sub) -> None:
+    com = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog="examples:\n  eval \"$(phasewrap completion bash)\"    # in ~/.bashrc\n"
+                         "  phasewrap completion fish > ~/.config/fish/completions/phasewrap.fish")
+    com.add_argument("shell", choices=("bash", "zsh", "fish"))
 
 
 def _add_plot(sub) -> None:
@@ -381,8 +424,21 @@ def _add_baselines(sub) -> None:
 
 
 # One function per subcommand adds its parser; a new subcommand is one more function here and in COMMANDS.
-SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot, _add_report,
-               _add_check, _add_baselines)
+SUBCOMMANDS = (_add_run, _add_plan, _add_merge, _add_analyze, _add_env, _add_compare, _add_diagnose, _add_plot,
+               _add_report, _add_check, _add_baselines, _add_completion)
+TOP_EPILOG = """\
+examples:
+  phasewrap run -- llama-completion -m model.gguf -p "Hello" -n 64 -no-cnv
+  phasewrap run -n 5 --warmup 1 --jsonl runs.jsonl --csv runs.csv -- llama-completion ...
+  phasewrap run -n 3 -L ctx=512,4096 --jsonl sweep.jsonl -- llama-completion -c {ctx} ...
+  phasewrap diagnose runs.jsonl
+  phasewrap compare base.jsonl cand.jsonl
+  phasewrap analyze --format csv server.log
+  phasewrap report caps/ runs.jsonl -o report.html
+  phasewrap check --baseline main cand.jsonl --fail-if 'ttft>+10%'
+
+`phasewrap SUBCOMMAND --help` for each one's options; `phasewrap completion bash` for tab completion.
+"""
 
 
 def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
@@ -393,7 +449,8 @@ def build_parser(subcommand: Optional[str] = None) -> argparse.ArgumentParser:
         wanted = {subcommand, "run"} if subcommand == "plan" else {subcommand}
         adds = tuple(add for add in SUBCOMMANDS if add.__name__[len("_add_"):] in wanted)
     parser = _Parser(prog="phasewrap", description="Split an LLM run into load, time to first token and decode "
-                     "by wrapping the unmodified inference command.")
+                     "by wrapping the unmodified inference command.", epilog=TOP_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"phasewrap {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_Parser)
     for add in adds:
@@ -426,7 +483,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         label = "warning: " if record.levelno == logging.WARNING else ""
-        _err(f"phasewrap: {label}{record.getMessage()}")
+        _err(f"phasewrap: {style.paint(label, style.colour_on(sys.stderr))}{record.getMessage()}")
 
 
 def _show_library_log() -> None:
@@ -445,12 +502,17 @@ def _variants(sweeps: Sequence[str]) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.format in ("json", "jsonl") and "-" in (args.jsonl, args.csv):
+        raise UsageError(f"phasewrap run: --format {args.format} and --{'jsonl' if args.jsonl == '-' else 'csv'} - "
+                         "both write to stdout, which would not parse; give the file a name")
     single = args.runs + args.warmup == 1 and _variants(args.sweep) == 1
     sweep_names = tuple(text.partition("=")[0] for text in args.sweep)
 
     def on_record(record: dict) -> None:
-        if args.format == "table" and not single:
-            _err(summary.one_line(record))
+        if args.format == "jsonl":  # each record as soon as it is made: a long sweep's lines can be followed
+            _out(jsonl.line(record))
+        elif args.format == "table" and not single:
+            _err(style.paint(style.wrap(summary.one_line(record), style.width(2)), style.colour_on(sys.stderr)))
 
     from .measure.signals import SignalGuard
 
@@ -463,14 +525,15 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
     """The parsed flags as the library's ``RunOptions`` (the CLI passes the child's output through unless -q)."""
     values = {name: getattr(args, name) for name in OPTION_NAMES if hasattr(args, name)}
     values.update(marks=list(args.mark), tags=dict(args.tags), sweep=list(args.sweep),
-                  model_files=tuple(args.model_files), fingerprint=not args.no_env)
+                  model_files=tuple(args.model_files), fingerprint=not args.no_env,
+                  stdout_to_stderr=args.format in ("json", "jsonl"))
     return RunOptions(**values)
 
 
 def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tuple, on_record) -> int:
     try:
         records = api.run(_command(args), _run_options(args), on_record=on_record,
-                          on_progress=(lambda _m: None) if args.format == "none" else _err)
+                          on_progress=_err if _progress_on(args) else (lambda _m: None))
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY
@@ -480,22 +543,31 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
     if records.stopped_by is not None:
         _err(f"phasewrap: stopped by signal {records.stopped_by} between runs; {len(records)} run(s) recorded")
     if args.format == "table" and records:
-        if single:
-            _err(summary.render(records[0]))
-        else:
-            _err(summary.render_runs(records, sweep_names))
+        columns, colour = style.width(2), style.colour_on(sys.stderr)
+        text = (summary.render(records[0], columns) if single else
+                summary.render_runs(records, sweep_names, columns))
         # the summary just said what each swept tag moved: the diagnosis goes on with each variant
-        _err("diagnosis:\n" + render_findings([f for f in api.diagnose(records) if f.rule != "sweep_effect"]))
-    elif args.format == "json" and records:
-        _out(jsonl.pretty(records[0] if single else list(records)))
+        findings = [f for f in api.diagnose(records) if f.rule != "sweep_effect"]
+        text += "diagnosis:\n" + render_findings(findings, args.verbose, columns)
+        _err(style.paint(text, colour))
+    elif args.format == "json":  # one shape for 1 or N runs: an array
+        _out(jsonl.pretty(list(records)))
     return records.exit_status
+
+
+def _progress_on(args: argparse.Namespace) -> bool:
+    """--progress / --no-progress; by default on when stderr is a terminal (and never with --format none)."""
+    if args.progress is not None:
+        return args.progress
+    return args.format != "none" and sys.stderr.isatty()
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from .method.fleet import render_plan
 
     rows = api.plan(_command(args), sweep=list(args.sweep), runs=args.runs, shards=args.shards or 1)
-    _out(jsonl.pretty(rows) if args.format == "json" else render_plan(rows, args.warmup))
+    formats = {"json": jsonl.pretty, "jsonl": jsonl.lines}
+    _out(formats[args.format](rows) if args.format in formats else render_plan(rows, args.warmup))
     return 0
 
 
@@ -514,11 +586,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                           utc_offset_s=args.utc_offset, on_progress=_err)
     if args.format == "json":
         _out(jsonl.pretty(records))
-    elif args.format == "csv":
-        text, _ = csvlog.render(records, None)
-        _out(text)
+    elif args.format == "csv" and records:
+        _out(csvlog.render(records, None, source=True, dates=api.file_dates(records))[0])
     else:
-        _out("".join(summary.render(r) for r in records))
+        columns = style.width(1)
+        _out(style.paint("".join(summary.render(r, columns) for r in records), style.colour_on(sys.stdout)))
     return 0
 
 
@@ -539,7 +611,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     result = api.compare(args.base, args.cand, base_tags=parse_tag_filters(args.base_tag),
                          cand_tags=parse_tag_filters(args.cand_tag), plot=args.plot)
-    _out(jsonl.pretty(result) if args.format == "json" else render_table(result))
+    _out(jsonl.pretty(result) if args.format == "json" else
+         style.paint(style.wrap_prose(render_table(result), style.width(1)), style.colour_on(sys.stdout)))
     return 0
 
 
@@ -553,11 +626,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         if args.format == "json":
             _out(jsonl.pretty({host: [asdict(f) for f in fs] for host, fs in per_host.items()}))
         else:
-            _out(render(api.by_host(args.files)) + "".join(f"\nhost {host}:\n{render_findings(fs)}"
-                                                         for host, fs in per_host.items()))
+            columns = style.width(1)
+            _out(render(api.by_host(args.files)) + "".join(
+                f"\nhost {host}:\n{render_findings(fs, args.verbose, columns)}" for host, fs in per_host.items()))
         return 0
     findings = api.diagnose(args.files)
-    _out(jsonl.pretty([asdict(f) for f in findings]) if args.format == "json" else render_findings(findings))
+    if args.format == "json":
+        _out(jsonl.pretty([asdict(f) for f in findings]))
+    else:
+        _out(style.paint(render_findings(findings, args.verbose, style.width(1)), style.colour_on(sys.stdout)))
     return 0
 
 
@@ -606,15 +683,28 @@ def cmd_baselines(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_findings(findings: list) -> str:
+def render_findings(findings: list, verbose: bool = True, columns: Optional[int] = None) -> str:
+    """Findings as numbered text folded to ``columns``; without ``verbose`` the "not checked" finding (the
+    checks that lacked data) becomes one short hint: on a machine without a GPU it is the same every run."""
     from .method.diagnose import render
 
-    return render(findings)
+    shown = [f for f in findings if verbose or f.rule != "not_checked"]
+    hint = ""
+    if len(shown) < len(findings):
+        hint = "(some checks could not run for lack of data; -v lists them)\n"
+    return style.wrap(render(shown) if shown else "", columns) + hint
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .present.completion import script
+
+    _out(script(build_parser(), args.shell))
+    return 0
 
 
 COMMANDS = {"run": cmd_run, "plan": cmd_plan, "merge": cmd_merge, "analyze": cmd_analyze, "env": cmd_env,
             "compare": cmd_compare, "diagnose": cmd_diagnose, "plot": cmd_plot, "report": cmd_report,
-            "check": cmd_check, "baselines": cmd_baselines}
+            "check": cmd_check, "baselines": cmd_baselines, "completion": cmd_completion}
 
 
 def _ensure_standard_fds() -> None:
@@ -632,9 +722,25 @@ def _ensure_standard_fds() -> None:
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
+REQUIRED_PACKAGES = {"psutil": "psutil", "tabulate": "tabulate"}  # module → pip package (pyproject dependencies)
+
+
+def _missing_packages() -> list:
+    """The required packages this Python can't import (looked up, not imported: start-up stays cheap). Run from a
+    clone without ``pip install .``, a missing one would otherwise surface after the child ran, at the summary."""
+    from importlib.util import find_spec
+
+    return [package for module, package in REQUIRED_PACKAGES.items() if find_spec(module) is None]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """argparse → one library call → exit status: UsageError 2, StartError 127, GpuBusy 3, else the call's."""
     _ensure_standard_fds()
+    missing = _missing_packages()
+    if missing:
+        _err(f"phasewrap: missing Python package(s) {', '.join(missing)}: pip install {' '.join(missing)} "
+             "(or `pip install .` in the clone)")
+        return EXIT_USAGE
     _show_library_log()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)

@@ -47,6 +47,7 @@ class RunConfig:
     tags: dict = field(default_factory=dict)
     note: Optional[str] = None
     quiet: bool = False
+    stdout_fd: int = 1  # where the child's stdout passes through: 2 keeps our stdout for --format json
     pty: bool = False
     timeout_s: Optional[float] = None
     kill_grace_s: float = 5.0
@@ -110,7 +111,7 @@ class Prepared:
 def prepare(config: RunConfig) -> Prepared:
     """Resolve the profile and compile markers; raises ValueError naming the bad option."""
     if not config.command:
-        raise ValueError("run: no command given; usage: phasewrap run [options] -- CMD [ARGS...]")
+        raise ValueError("no command given; usage: phasewrap run [options] -- CMD [ARGS...]")
     profile, candidates = _profiles.resolve(config.profile, config.command)
     ready, ready_optional = None, False
     if config.ready is not None:

@@ -10,7 +10,7 @@ from typing import Callable, Optional, Sequence
 
 from ..model import phases as phase_table
 from .energy import per_token
-from ..model.events import Marker
+from ..model.events import Marker, stream_name
 from .gaps import GapStamps, decode_gaps
 from .markers import MarkerSpec
 from .reasoning import Boundary, summary as reasoning_summary
@@ -96,11 +96,11 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
 
     def why_marker(name: str) -> str:
         if name in never:
-            return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {never[name].stream}"
+            return f"{name} marker /{never[name].pattern.pattern}/ never appeared on {stream_name(never[name].stream)}"
         spec = {"ready": f.ready_spec, "first_token": f.first_token_spec}.get(name)
         if spec is not None:  # a regex was given (or the profile has one) and it never matched
             where = " after the ready marker" if name == "first_token" and f.ready_spec is not None else ""
-            return f"{name} marker /{spec.pattern.pattern}/ never appeared on {spec.stream}{where}"
+            return f"{name} marker /{spec.pattern.pattern}/ never appeared on {stream_name(spec.stream)}{where}"
         return f"no {name} marker: profile {f.profile!r} has none; pass --{name.replace('_', '-')} REGEX"
 
     if "ready" not in m:
@@ -124,7 +124,8 @@ def _missing_reasons(f: RunFacts) -> list[dict]:
         out.append({"field": "total_s", "reason": "the child's exit was not observed"})
     for spec in f.pending:
         if spec.name not in ("ready", "first_token"):
-            out.append({"field": f"markers.{spec.name}", "reason": f"/{spec.pattern.pattern}/ never appeared on {spec.stream}"})
+            out.append({"field": f"markers.{spec.name}", "reason": f"/{spec.pattern.pattern}/ never appeared on "
+                        f"{stream_name(spec.stream)}"})
     return out
 
 

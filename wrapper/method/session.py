@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
@@ -34,6 +35,20 @@ class SessionConfig:
     fleet: Optional[dict] = None  # the ``fleet`` key (wrapper.fleet.describe); each record adds its plan_index
     items: Optional[list] = None  # the plan items to run (a shard, wrapper.fleet.select); None: the whole plan
     capture_dir_for: Optional[Callable[[str], str]] = None  # run_id → capture directory ({run_id} placeholders)
+
+
+def _clock_text(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}" if minutes >= 60 else f"{minutes}:{secs:02d}"
+
+
+def _timing(elapsed_s: float, done: int, total: int) -> str:
+    """`` · 0:12 elapsed, ETA 0:30`` before run ``done`` of ``total``: the runs so far, averaged, predict the rest
+    (no ETA before the first run has finished)."""
+    if done == 1:
+        return ""
+    eta_s = elapsed_s / (done - 1) * (total - done + 1)
+    return f" · {_clock_text(elapsed_s)} elapsed, ETA {_clock_text(eta_s)}"
 
 
 def parse_sweep(text: str) -> tuple[str, list[str]]:
@@ -167,14 +182,18 @@ def _one_run(cfg: SessionConfig, prep, make_samplers, signals, extra: dict, keep
 
 
 class _Progress:
-    """``phasewrap: run 3/10 (warm-up) ctx=512`` before each run of a session of several."""
+    """``phasewrap: run 3/10 (warm-up) ctx=512 · 0:12 elapsed, ETA 0:30`` before each run of a session of
+    several."""
 
     def __init__(self, total: int, on_progress: Callable[[str], None]) -> None:
         self.total, self.done, self._say = total, 0, on_progress
+        self._started_s = 0.0
 
     def next(self, warmup: bool, tags: dict) -> None:
         self.done += 1
         if self.total > 1:
+            self._started_s = self._started_s if self.done > 1 else time.monotonic()
             text = " ".join(f"{k}={v}" for k, v in tags.items())
             self._say(f"phasewrap: run {self.done}/{self.total}{' (warm-up)' if warmup else ''}"
-                      f"{' ' + text if text else ''}")
+                      f"{' ' + text if text else ''}"
+                      f"{_timing(time.monotonic() - self._started_s, self.done, self.total)}")

@@ -12,6 +12,12 @@ OUT = "out"
 ERR = "err"
 STREAMS = (OUT, ERR)
 ANY = "any"  # a marker that matches on either stream
+STREAM_NAMES = {OUT: "stdout", ERR: "stderr", ANY: "stdout or stderr", "http": "the --request response"}
+
+
+def stream_name(tag: str) -> str:
+    """How people call a stream tag in a sentence: ``out`` → ``stdout``, ``any`` → ``stdout or stderr``."""
+    return STREAM_NAMES.get(tag, tag)
 
 
 @dataclass(frozen=True, slots=True)

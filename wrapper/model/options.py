@@ -27,6 +27,7 @@ class RunOptions:
     tags: object = None                   # {key: value}
     note: Optional[str] = None
     quiet: bool = True                    # the library's default; the CLI passes the child's output through
+    stdout_to_stderr: bool = False        # the child's stdout passed through to stderr (--format json)
     plot: Optional[str] = None
     trace: Optional[str] = None           # a Chrome trace-event / Perfetto JSON file of the runs
     # the child

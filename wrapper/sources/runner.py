@@ -6,13 +6,15 @@ assembled by ``pipeline.finish`` — the same path a re-analysis of the capture 
 """
 from __future__ import annotations
 
+import logging
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from .capture import CaptureWriter
-from ..model.events import Chunk, RunEnd, RunStart, RunWarning
+from ..model.events import Chunk, RunEnd, RunStart, RunWarning, stream_name
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, analysis_options, apply_stream, burst_warning,
                                detected_profile, facts_from, finish, phase_windows, tracker_for, watcher_for)
@@ -20,8 +22,11 @@ from ..derive.pipeline import prepare as _prepare
 from ..model import profiles as _profiles
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
+from ..derive.markers import PhaseTracker
 
 __all__ = ["HTTP", "Kept", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
+READY_HINT_S = 30.0
+log = logging.getLogger("phasewrap")
 
 
 @dataclass
@@ -63,6 +68,34 @@ def request_for(config: RunConfig, profile: _profiles.Profile, on_done=None, clo
     return StreamRequest(base, config.request, config.max_tokens, config.api, model=config.model,
                          discover_model=profile.discover_model and config.model is None and config.api == "openai",
                          on_done=on_done, clock=clock)
+class ReadyWaitHint:
+    """Says "still waiting for the ready marker /…/ after 30 s" (then after 60, 120, every 120 s) while the ready
+    marker has not appeared: a typo'd --ready on a server otherwise waits in silence. A timer thread, so the read
+    loop's per-chunk path is untouched; it only reads ``tracker.ready``."""
+
+    def __init__(self, tracker: PhaseTracker, spec, say: Callable[[str], None], first_s: float) -> None:
+        self._tracker, self._spec, self._say, self._first_s = tracker, spec, say, first_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="phasewrap-ready-hint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.ident is not None:  # started (the child may not have been)
+            self._thread.join()
+
+    def _watch(self) -> None:
+        waited_s, step_s = 0.0, self._first_s
+        while not self._stop.wait(step_s):
+            waited_s += step_s
+            if self._tracker.ready is not None:
+                return
+            self._say(f"still waiting for the ready marker /{self._spec.pattern.pattern}/ on "
+                      f"{stream_name(self._spec.stream)} after {round(waited_s, 1):g} s; if the program is ready, the "
+                      "regex does not match its output: check --ready (Ctrl-C keeps what is recorded)")
+            step_s = min(waited_s, 4 * self._first_s)
 
 
 def new_run_id(wall_s: Optional[float] = None) -> str:
@@ -72,13 +105,15 @@ def new_run_id(wall_s: Optional[float] = None) -> str:
 
 def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Control] = None,
             run_id: Optional[str] = None, clock: Callable[[], int] = time.monotonic_ns,
-            out_fd: int = 1, err_fd: int = 2, extra: Optional[dict] = None,
-            signals=None, keep: Optional[Callable[[Kept], None]] = None) -> tuple[dict, LaunchResult]:
+            out_fd: Optional[int] = None, err_fd: int = 2, extra: Optional[dict] = None,
+            signals=None, keep: Optional[Callable[[Kept], None]] = None,
+            ready_hint_s: float = READY_HINT_S) -> tuple[dict, LaunchResult]:
     """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
 
     ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
     record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``). ``keep``: called
-    with the run's ``Kept`` stream once the record is made.
+    with the run's ``Kept`` stream once the record is made. A ready marker not seen after ``ready_hint_s`` is
+    said on the ``phasewrap`` logger (``ReadyWaitHint``).
     """
     cfg = prep.config
     run_id = run_id or new_run_id()
@@ -106,9 +141,12 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
                             "pty": cfg.pty, "pid": pid, "analysis": analysis_options(cfg)})
         for sampler in samplers:
             sampler.start(pid)
+        if hint is not None:
+            hint.start()
 
     opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s, kill_grace_s=cfg.kill_grace_s,
-                         drain_s=cfg.drain_s, env=cfg.env, out_fd=out_fd, err_fd=err_fd)
+                         drain_s=cfg.drain_s, env=cfg.env, out_fd=cfg.stdout_fd if out_fd is None else out_fd,
+                         err_fd=err_fd)
 
     def on_line() -> None:  # a line ended during load: the samplers read their counters now, on their threads
         for sampler in samplers:
@@ -116,6 +154,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
 
     pipeline = Consumer(tracker, feeder, capture, on_boundary, watcher_for(prep, on_line))
     kept_chunks: list = []
+    hint = (ReadyWaitHint(tracker, prep.ready, log.info, ready_hint_s)
+            if prep.ready is not None and not prep.ready_optional else None)
     try:
         result = launch(cfg.command, pipeline if keep is None else _keeping(pipeline, kept_chunks), opts,
                         on_start=on_start, control=control, signals=signals, clock=clock)
@@ -125,6 +165,8 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             os.unlink(capture.path)
         raise
     finally:
+        if hint is not None:
+            hint.stop()
         for sampler in samplers:
             sampler.notify("exit")
             sampler.stop()

@@ -7,9 +7,19 @@ from typing import Optional
 
 from ...model import phases as phase_table
 
-FIXED_HEAD = ["date_time"]
-FIXED_TAIL = ["input_tokens", "output_tokens", *(p.key for p in phase_table.TIMED), "ms_per_token",
-              "vram_peak_mib", "status", "note"]
+# The columns every phasewrap CSV has had from the first version on: what makes a file one (header_problem).
+FIRST_COLUMN = "date_time"
+ALWAYS = {"input_tokens", "output_tokens", *(p.key for p in phase_table.TIMED), "ms_per_token", "vram_peak_mib",
+          "status", "note"}
+# Columns a file gets when phasewrap starts it (a file written before keeps its header: rows follow it, so the
+# columns added later are simply absent there). The seed's record template column for column: date time
+# (date_time), quant format (quant), context length (ctx), input/output tokens, load s, first-token s (ttft_s),
+# generation s (decode_s), ms per token, VRAM peak (vram_peak_mib), notes (note).
+HEAD = ["date_time", "run_id"]
+TAGGED = ["quant", "ctx"]   # the template's quant format and context length: the run's --tag quant=… / ctx=…
+TAIL = ["input_tokens", "output_tokens", *(p.key for p in phase_table.PHASES), "ms_per_token",
+        "vram_peak_mib", "warmup", "cache", "status", "note"]
+SOURCE = "source"           # analyze --format csv: the file the row was read from
 
 
 def _vram_peak(record: dict) -> Optional[float]:
@@ -21,11 +31,22 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-def row(record: dict, columns: list[str]) -> list[str]:
+def _flag(value) -> Optional[str]:
+    return None if value is None else ("true" if value else "false")
+
+
+def row(record: dict, columns: list[str], date_time: Optional[str] = None) -> list[str]:
+    """The cells of ``record`` under ``columns``; ``date_time`` stands in for a record without ``started_at``
+    (a log without times: the file's modification time)."""
     phases = record["phases"]
     tokens = record.get("tokens") or {}
     values = {
-        "date_time": record["started_at"],
+        "date_time": record.get("started_at") or date_time,
+        "run_id": record.get("run_id"),
+        "source": (record.get("source") or {}).get("file"),
+        "total_s": phases.get("total_s"),
+        "warmup": _flag(record.get("warmup")),
+        "cache": (record.get("cache") or {}).get("label"),
         "input_tokens": tokens.get("input"),
         "output_tokens": tokens.get("output"),
         "load_s": phases.get("load_s"),
@@ -40,20 +61,27 @@ def row(record: dict, columns: list[str]) -> list[str]:
     return [_cell(values[c]) if c in values else _cell(tags.get(c)) for c in columns]
 
 
-def columns_for(record: dict) -> list[str]:
-    return FIXED_HEAD + sorted(record.get("tags") or {}) + FIXED_TAIL
+def columns_for(record: dict, source: bool = False) -> list[str]:
+    """A new file's header: HEAD, the file name with ``source``, quant and ctx, the other tags sorted, TAIL."""
+    tags = sorted(set(record.get("tags") or {}) - set(TAGGED))
+    return HEAD + ([SOURCE] if source else []) + TAGGED + tags + TAIL
 
 
-def render(records: list[dict], header_line: Optional[str]) -> tuple[str, list[str]]:
-    """CSV text to append and the tags left out because the existing header has no column for them."""
+def render(records: list[dict], header_line: Optional[str], source: bool = False,
+           dates: Optional[list] = None) -> tuple[str, list[str]]:
+    """CSV text to append and the tags left out because the existing header has no column for them.
+
+    ``header_line``: the first line of the file appended to (None: a new file, the header comes first); its
+    columns are kept as they are. ``source``: add the file name column (analyze). ``dates``: per record, the
+    ``date_time`` for one without ``started_at``."""
     if header_line is None:
-        columns = columns_for(records[0])
+        columns = columns_for(records[0], source)
         out_rows = [columns]
     else:
         columns = next(csv.reader([header_line]))
         out_rows = []
     dropped = sorted({k for r in records for k in (r.get("tags") or {}) if k not in columns})
-    out_rows += [row(r, columns) for r in records]
+    out_rows += [row(r, columns, (dates or [None] * len(records))[i]) for i, r in enumerate(records)]
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerows(out_rows)
     return buf.getvalue(), dropped
@@ -74,7 +102,7 @@ def header_problem(head: bytes) -> Optional[str]:
     except UnicodeDecodeError:
         return "is not UTF-8 text, not a phasewrap CSV"
     columns = next(csv.reader([text]), [])
-    if columns[:1] != FIXED_HEAD or not set(FIXED_TAIL) <= set(columns):
+    if columns[:1] != [FIRST_COLUMN] or not ALWAYS <= set(columns):
         shown = text if len(text) <= 60 else text[:57] + "..."
         return f"has another header ({shown!r}), not a phasewrap measurement log"
     return None

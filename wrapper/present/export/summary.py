@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import phases as phase_table
 from ...derive import energy, gaps, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
+from ...model import phases as phase_table
 from ...model.accessors import is_buffered
+from ..style import wrap
 
 PHASE_ROWS = tuple((p.name, p.key) for p in phase_table.PHASES)
 RESOURCE_COLUMNS = (
@@ -17,6 +18,11 @@ RESOURCE_COLUMNS = (
     ("busiest thread %", "cpu_busiest_thread_pct_max", "{:.0f}"),
     ("disk read MB", "disk_read_mib", "{:.1f}"),
 )
+# The terminal's headers for them, short so that the table fits 100 columns; what each means is said once below.
+SHORT_HEADERS = {"vram_used_peak_mib": ("VRAM MiB", "peak"), "gpu_util_mean": ("GPU %", "mean utilization"),
+                 "cpu_pct_mean": ("CPU %", "mean"), "cpu_pct_max": ("CPU max %", None),
+                 "cpu_busiest_thread_pct_max": ("thread %", "the busiest thread's max"),
+                 "disk_read_mib": ("read MB", "from disk")}
 BAR_CHARS = 40
 
 
@@ -47,6 +53,27 @@ def phase_bar(record: dict) -> Optional[str]:
         legend.append(f"{letter}={share:.0%}")
     bar = (bar + "." * BAR_CHARS)[:BAR_CHARS]
     return f"[{bar}] {' '.join(legend)}  (.=other: start-up before load, after last token, exit)"
+
+
+def _phase_table(phases: dict, resources: dict) -> list:
+    """The phase × resource table, and a line saying what its short resource headers mean."""
+    from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
+
+    total = phases.get("total_s")
+    res_cols = [c for c in RESOURCE_COLUMNS if any((resources.get(p) or {}).get(c[1]) is not None
+                                                    for p, _ in PHASE_ROWS)]
+    rows = []
+    for name, key in PHASE_ROWS:
+        value = phases.get(key)
+        share = "" if value is None or not total else f"{value / total:.0%}"
+        seconds = _fmt(value) if value is not None else "n/a *"
+        per_phase = resources.get(name) or {}
+        rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
+    short = [SHORT_HEADERS[c[1]] for c in res_cols]
+    meanings = [f"{header}: {meaning}" for header, meaning in short if meaning]
+    table = tabulate(rows, headers=["phase", "seconds", "share"] + [header for header, _ in short],
+                     disable_numparse=True)
+    return [table] + ([" · ".join(meanings)] if meanings else [])
 
 
 def render_failure(record: dict) -> Optional[str]:
@@ -81,29 +108,18 @@ def _share_line(record: dict) -> Optional[str]:
     return None if dom is None else f"dominant phase: {dom[0][:-2]} ({dom[1]:.0%} of total)"
 
 
-def render(record: dict) -> str:
-    """The per-run table: phase, seconds, share of total, resource columns when sampled (a failed run: its
-    failure first, see ``render_failure``)."""
+def render(record: dict, width: Optional[int] = None) -> str:
+    """The per-run table: phase, seconds, share of total, resource columns when sampled; the lines around it
+    folded to ``width`` (None: unfolded). A failed run: its failure first (``render_failure``)."""
     failed = render_failure(record)
     if failed is not None:
         return failed
-    from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
     phases = record["phases"]
-    total = phases.get("total_s")
     resources = record.get("resources") or {}
-    res_cols = [c for c in RESOURCE_COLUMNS if any((resources.get(p) or {}).get(c[1]) is not None
-                                                    for p, _ in PHASE_ROWS)]
-    rows = []
-    for name, key in PHASE_ROWS:
-        value = phases.get(key)
-        share = "" if value is None or not total else f"{value / total:.0%}"
-        seconds = _fmt(value) if value is not None else "n/a *"
-        per_phase = resources.get(name) or {}
-        rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
-    lines = [f"phasewrap: run {record['run_id']} · {record['status']} (exit {record['exit_code']}) · "
-             f"profile {record['profile']}"]
-    lines.append(tabulate(rows, headers=["phase", "seconds", "share"] + [c[0] for c in res_cols],
-                          disable_numparse=True))
+    exit_code, profile = record.get("exit_code"), record.get("profile")  # a replayed log may know neither
+    lines = [f"phasewrap: run {record['run_id']} · {record['status']}"
+             + (f" (exit {exit_code})" if exit_code is not None else "")
+             + (f" · profile {profile}" if profile is not None else "")] + _phase_table(phases, resources)
     for name, key in PHASE_ROWS:
         if phases.get(key) is None:
             lines.append(f"* {name}: {_reason(record, key) or 'not measured'}")
@@ -112,9 +128,9 @@ def render(record: dict) -> str:
         lines.append(steps_line)
     tokens = record.get("tokens") or {}
     if tokens.get("output") is not None:
-        rate = record.get("ms_per_token")
-        lines.append(f"tokens: {tokens['output']} ({tokens['source']})"
-                     + (f" · {rate:.2f} ms/token · {record['tokens_per_s']:.1f} tokens/s" if rate else ""))
+        rate, per_s = record.get("ms_per_token"), record.get("tokens_per_s")  # either may be unknown alone
+        lines.append(f"tokens: {tokens['output']} ({tokens['source']})" + (f" · {rate:.2f} ms/token" if rate else "")
+                     + (f" · {per_s:.1f} tokens/s" if per_s else ""))
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
@@ -136,9 +152,27 @@ def render(record: dict) -> str:
             lines.append(f"sampler {name}: n/a ({info.get('reason')})")
     for warning in record.get("warnings", []):
         lines.append(f"warning: {warning}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(line if "\n" in line else wrap(line, width) for line in lines) + "\n"  # the table stays
 
 
+TABLE_WIDTH = 100
+COLUMN_GAP = 2       # tabulate's "simple" format: two spaces between columns, headers padded by two
+MIN_TAG_WIDTH = 8
+
+
+def _secs(value: float) -> str:
+    """Seconds with 4 significant digits at most (0.123, 12.35, 123.5): the range line stays one cell wide."""
+    return f"{value:.3f}" if value < 10 else f"{value:.2f}" if value < 100 else f"{value:.1f}"
+
+
+def _tag_width(headers: list, rows: list, tags: int) -> int:
+    """How wide each of the first ``tags`` columns may be for the whole table to fit TABLE_WIDTH."""
+    if not tags:
+        return MIN_TAG_WIDTH
+    rest = sum(max([len(h) + COLUMN_GAP] + [len(line) for row in rows for line in str(row[i]).split("\n")])
+               for i, h in enumerate(headers) if i >= tags)
+    spare = TABLE_WIDTH - rest - COLUMN_GAP * (len(headers) - 1)
+    return max(MIN_TAG_WIDTH, spare // tags)
 OUTLIER_FLOOR_S = 0.010
 OUTLIER_FLOOR_SHARE = 0.05
 MULTI_PHASES = PHASE_ROWS
@@ -150,8 +184,9 @@ def _group_key(record: dict, sweep_names: tuple) -> tuple:
     return tuple(tags.get(n) for n in sweep_names) + (cache,)
 
 
-def render_runs(records: list, sweep_names: tuple = ()) -> str:
-    """Repeated runs: one row per (sweep value, cache label), each phase as median [min–max] ± spread.
+def render_runs(records: list, sweep_names: tuple = (), width: Optional[int] = None) -> str:
+    """Repeated runs: one row per (sweep value, cache label), each phase as its median with min–max beneath;
+    prose lines folded to ``width`` (None: unfolded), the table within ``TABLE_WIDTH`` columns.
 
     Warm-up runs and runs that did not end `ok` (timeout, interrupted, failed, killed) are left out and named;
     runs with different cache labels are never pooled in one row.
@@ -177,8 +212,8 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         for name, phase in MULTI_PHASES:
             values = [r["phases"].get(phase) for r in group]
             st = summarize(values)
-            row.append("n/a" if st["median"] is None else
-                       f"{st['median']:.3f} [{st['min']:.3f}–{st['max']:.3f}]")
+            row.append("n/a" if st["median"] is None else  # range beneath: 11 columns a phase, not 25
+                       f"{_secs(st['median'])}\n{_secs(st['min'])}–{_secs(st['max'])}")
             label = " ".join(f"{n}={v}" for n, v in zip(sweep_names, key)) or "all runs"
             for i in outliers(values):
                 if abs(values[i] - st["median"]) < max(OUTLIER_FLOOR_S, OUTLIER_FLOOR_SHARE * st["median"]):
@@ -191,7 +226,7 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
         tokens = summarize([r.get("ms_per_token") for r in group])
         row.append("n/a" if tokens["median"] is None else f"{tokens['median']:.2f}")
         rows.append(row)
-    headers = list(sweep_names) + ["cache", "n"] + [f"{n} s median [min–max]" for n, _ in MULTI_PHASES] + ["ms/token"]
+    headers = list(sweep_names) + ["cache", "n"] + [f"{n} s" for n, _ in MULTI_PHASES] + ["ms/token"]
     warmups = len(records) - len(recorded)
     head = f"phasewrap: {len(measured)} measured run(s)" + (f", {warmups} warm-up(s) not counted" if warmups else "")
     if left_out:
@@ -203,8 +238,12 @@ def render_runs(records: list, sweep_names: tuple = ()) -> str:
     if buffered:
         notes.insert(0, f"warning: in {buffered} of {len(measured)} run(s) the output came in one burst at exit: "
                         "their phases can't be measured (try --pty, `stdbuf -o0 CMD` or PYTHONUNBUFFERED=1)")
-    return "\n".join([head, tabulate(rows, headers=headers, disable_numparse=True)] + notes
-                     + effect_lines(records)) + "\n"
+    # tag values (paths, prompts) fold inside their cells so the table keeps within TABLE_WIDTH
+    tag_width = _tag_width(headers, rows, len(sweep_names))
+    table = tabulate(rows, headers=headers, disable_numparse=True,
+                     maxcolwidths=[tag_width] * len(sweep_names) + [None] * (len(headers) - len(sweep_names)))
+    return "\n".join([wrap(head, width), "each phase: median s, min–max beneath", table]
+                     + [wrap(n, width) for n in notes + effect_lines(records)]) + "\n"
 
 
 def one_line(record: dict) -> str:

@@ -1,0 +1,105 @@
+"""How text meets the terminal: its width, prose wrapped to it, and colour where a person is looking.
+
+Pure text in, text out; only ``width`` and ``colour_on`` look at the environment. Tables are never wrapped here
+(their columns are designed to fit 100 characters); prose lines are.
+"""
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+from typing import Optional, TextIO
+
+from ..model.phases import PHASES
+
+DEFAULT_WIDTH = 80   # no terminal to ask (a pipe, a file, CI)
+MIN_WIDTH = 40       # below this a wrapped line helps no one
+
+RESET = "\033[0m"
+WARNING = "\033[33m"
+FAILURE = "\033[31;1m"
+BOLD = "\033[1m"
+DIM = "\033[2m"
+
+
+def _ansi(hex_colour: str) -> str:
+    """The 24-bit ANSI foreground for ``#rrggbb``: phases look the same as in the plots."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"\033[38;2;{r};{g};{b}m"
+
+
+PHASE_COLOURS = {p.name: _ansi(p.colour) for p in PHASES}
+
+
+def width(fd: int = 2) -> int:
+    """Columns to wrap to: ``COLUMNS`` when set to a number, else the terminal's on ``fd``, else 80."""
+    text = os.environ.get("COLUMNS", "")
+    if text.isdigit() and int(text) > 0:
+        return max(MIN_WIDTH, int(text))
+    try:
+        return max(MIN_WIDTH, os.get_terminal_size(fd).columns)
+    except OSError:
+        return DEFAULT_WIDTH
+
+
+def colour_on(stream: Optional[TextIO]) -> bool:
+    """Colour only for a terminal, and never with ``NO_COLOR`` set (https://no-color.org) or ``TERM=dumb``."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or stream is None:
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+_ITEM = re.compile(r"^(\s*)(\d+\. |[-*] |[a-z][\w .-]{0,30}: )")
+
+
+def wrap_line(line: str, columns: int) -> str:
+    """One prose line folded to ``columns``; continuation lines indented under its text (after "1. ", "next: ",
+    "warning: "). Words longer than a line (paths, regexes) are kept whole rather than cut."""
+    if len(line) <= columns:
+        return line
+    match = _ITEM.match(line)
+    indent = " " * (len(match.group(0)) if match and len(match.group(0)) < columns // 2 else
+                    len(line) - len(line.lstrip()))
+    return "\n".join(textwrap.wrap(line, columns, subsequent_indent=indent, break_long_words=False,
+                                   break_on_hyphens=False)) or line
+
+
+def wrap(text: str, columns: Optional[int]) -> str:
+    """Every line of ``text`` folded to ``columns`` (None: as it is)."""
+    if columns is None:
+        return text
+    return "\n".join(wrap_line(line, columns) for line in text.split("\n"))
+
+
+_COLUMN_GAPS = re.compile(r"\S {2,}(?=\S)")
+
+
+def wrap_prose(text: str, columns: Optional[int]) -> str:
+    """Like ``wrap``, but table rows (two or more gaps of 2+ spaces between cells, or tabulate's ``---`` rule)
+    stay as they are: for renderers that mix a table with prose lines."""
+    if columns is None:
+        return text
+    return "\n".join(line if len(_COLUMN_GAPS.findall(line)) >= 2 or line.startswith("---")
+                     else wrap_line(line, columns) for line in text.split("\n"))
+
+
+_PHASE_CELL = re.compile(rf"^({'|'.join(PHASE_COLOURS)})\b", re.M)
+_WARNING = re.compile(r"(?<![\w-])(warning:|marker never seen:|outlier:)", re.M)
+_FAILED = re.compile(r"\b(failed|timeout|interrupted|killed)\b")
+_FINDING = re.compile(r"^(\d+\. )(\[[^\]]*\])", re.M)
+_NEXT = re.compile(r"^(\s+next:)", re.M)
+
+
+def paint(text: str, on: bool = True) -> str:
+    """``text`` with ANSI colour on phase names at the start of a table row, warnings, failure words, finding
+    labels and "next:"; unchanged when ``on`` is false."""
+    if not on:
+        return text
+    text = _PHASE_CELL.sub(lambda m: f"{PHASE_COLOURS[m.group(1)]}{m.group(1)}{RESET}", text)
+    text = _WARNING.sub(lambda m: f"{WARNING}{m.group(1)}{RESET}", text)
+    text = _FAILED.sub(lambda m: f"{FAILURE}{m.group(1)}{RESET}", text)
+    text = _FINDING.sub(lambda m: f"{m.group(1)}{BOLD}{m.group(2)}{RESET}", text)
+    return _NEXT.sub(lambda m: f"{DIM}{m.group(1)}{RESET}", text)
