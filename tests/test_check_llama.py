@@ -16,10 +16,11 @@ def _run(model, runs, *extra):
 
 def test_check_real_llama_completion_against_its_baseline(models, tmp):
     store = ["--baseline-dir", str(tmp / "store")]
-    assert _run(models["tiny"], 4, "--save-baseline", "tiny", *store).returncode == 0
+    assert _run(models["tiny"], 6, "--save-baseline", "tiny", *store).returncode == 0
     assert os.listdir(tmp / "store") == ["tiny.jsonl"]
-    # 6 runs: a bound needs 5 measured, and llama.cpp sometimes loses its last log lines (see test_llama)
-    assert _run(models["tiny"], 6, "--jsonl", str(tmp / "same.jsonl")).returncode == 0
+    # 12 runs: a bound needs 5 measured, and llama-completion 0.3.36 loses its stdout in about one run in ten and
+    # its last lines in more (see test_llama); each run takes ~30 ms
+    assert _run(models["tiny"], 12, "--jsonl", str(tmp / "same.jsonl")).returncode == 0
     bounds = ["--fail-if", "load>60s", "--fail-if", "ttft>60s", "--fail-if", "ms_per_token>10000",
               "--fail-if", "total>+10000%"]
     same = run_phasewrap(["check", "--baseline", "tiny", str(tmp / "same.jsonl"), *store, *bounds, "--format",

@@ -140,6 +140,7 @@ class TokenRule:
 
 
 TAIL_CHUNKS = 64
+TAIL_CHUNK_BYTES = 4096  # of each read kept for the last lines: 64 reads of a 1 MiB pipe must not stay in memory
 TAIL_LINES = 5
 
 
@@ -204,7 +205,7 @@ class PhaseTracker:
         stream = chunk.stream
         self.stream_bytes[stream] += len(chunk.data)
         self.stream_reads[stream] += 1
-        self._tails[stream].append(chunk.data)
+        self._tails[stream].append(chunk.data[-TAIL_CHUNK_BYTES:])
         self.stream_last_ns[stream] = chunk.t_ns
         if stream not in self.stream_first_ns:
             self.stream_first_ns[stream] = chunk.t_ns
