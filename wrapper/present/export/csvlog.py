@@ -1,9 +1,16 @@
-"""The measurement-log CSV: one row per run, tags as columns, header written once."""
+"""The measurement-log CSV: one row per run, tags as columns, header written once.
+
+Text cells (tag keys in the header, tag values, the note) go through ``safe.csv_cell`` so that a spreadsheet
+never runs one as a formula (OWASP: a leading ``'``); the JSONL keeps the exact text. A cell holding a line
+break, CR included, is quoted, so one run is always one row.
+"""
 from __future__ import annotations
 
 import csv
 import io
 from typing import Optional
+
+from ...core.safe import csv_cell
 
 FIXED_HEAD = ["date_time"]
 FIXED_TAIL = ["input_tokens", "output_tokens", "load_s", "ttft_s", "decode_s", "ms_per_token",
@@ -16,7 +23,7 @@ def _vram_peak(record: dict) -> Optional[float]:
 
 
 def _cell(value) -> str:
-    return "" if value is None else str(value)
+    return "" if value is None else csv_cell(str(value))
 
 
 def row(record: dict, columns: list[str]) -> list[str]:
@@ -34,12 +41,23 @@ def row(record: dict, columns: list[str]) -> list[str]:
         "status": record["status"],
         "note": record.get("note"),
     }
-    tags = record.get("tags") or {}
+    tags = {csv_cell(str(k)): v for k, v in (record.get("tags") or {}).items()}  # keyed as the header shows them
     return [_cell(values[c]) if c in values else _cell(tags.get(c)) for c in columns]
 
 
 def columns_for(record: dict) -> list[str]:
-    return FIXED_HEAD + sorted(record.get("tags") or {}) + FIXED_TAIL
+    return FIXED_HEAD + sorted(csv_cell(str(k)) for k in record.get("tags") or {}) + FIXED_TAIL
+
+
+def _rows_text(rows: list[list[str]]) -> str:
+    """CSV text, one line per row: the csv module quotes only the line terminator's characters under
+    QUOTE_MINIMAL, so a row with a bare CR in a cell is written with every cell quoted."""
+    buf = io.StringIO()
+    plain = csv.writer(buf, lineterminator="\n")
+    quoted = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for cells in rows:
+        (quoted if any("\r" in c for c in cells) else plain).writerow(cells)
+    return buf.getvalue()
 
 
 def render(records: list[dict], header_line: Optional[str]) -> tuple[str, list[str]]:
@@ -50,11 +68,9 @@ def render(records: list[dict], header_line: Optional[str]) -> tuple[str, list[s
     else:
         columns = next(csv.reader([header_line]))
         out_rows = []
-    dropped = sorted({k for r in records for k in (r.get("tags") or {}) if k not in columns})
+    dropped = sorted({k for r in records for k in (r.get("tags") or {}) if csv_cell(str(k)) not in columns})
     out_rows += [row(r, columns) for r in records]
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(out_rows)
-    return buf.getvalue(), dropped
+    return _rows_text(out_rows), dropped
 
 
 def header_problem(head: bytes) -> Optional[str]:
