@@ -69,3 +69,20 @@ def test_6_formula_cells_are_neutralised_and_the_header_still_matches():
     # a second run appended under that header finds its columns (nothing dropped)
     again, dropped = csvlog.render([record], text.splitlines()[0])
     assert dropped == [] and list(csv.reader([again.strip()]))[0] == row
+
+
+# 3. writability is checked by opening for append, and what the check created is removed
+
+def test_3_a_jsonl_under_proc_is_refused_before_the_child_runs(tmp):
+    marker = tmp / "started"
+    proc = run_phasewrap(QUIET + ["--jsonl", "/proc/new.jsonl", "--", sys.executable, "-c",
+                                  f"open({str(marker)!r}, 'w')"])
+    _one_line_usage_error(proc, "--jsonl: cannot write /proc/new.jsonl")
+    assert not marker.exists()
+
+
+def test_3_the_check_leaves_no_file_behind(tmp):
+    from wrapper.core.writer import check_writable
+
+    check_writable("--jsonl", str(tmp / "new.jsonl"))
+    assert os.listdir(tmp) == []
