@@ -86,3 +86,42 @@ def test_3_the_check_leaves_no_file_behind(tmp):
 
     check_writable("--jsonl", str(tmp / "new.jsonl"))
     assert os.listdir(tmp) == []
+
+
+# 5. placeholder values become one safe path component, never a path
+
+@pytest.mark.parametrize("fleet,needle", [
+    ({"sweep_id": "../../esc", "host": "h", "shard": 0}, "_._.._esc"),
+    ({"sweep_id": "s", "host": "evil/../../host", "shard": 0}, "evil_.._.._host"),
+    ({"sweep_id": "a\x1b[2Jb", "host": "h", "shard": 0}, "a__2Jb"),
+])
+def test_5_placeholders_are_filled_with_one_path_component(fleet, needle):
+    from wrapper.method import fleet as fl
+
+    path = fl.expand("out/{sweep_id}-{host}-{shard}-{run_id}.jsonl", fleet, "../r")
+    assert path.startswith("out/") and "/" not in path[len("out/"):] and needle in path
+
+
+@pytest.mark.parametrize("env", [{"JOB_NAME": "../../esc", "JOB_COMPLETION_INDEX": "0"},
+                                 {"SLURM_ARRAY_JOB_ID": "../../esc", "SLURM_ARRAY_TASK_ID": "0",
+                                  "SLURM_ARRAY_TASK_COUNT": "1"}])
+def test_5_a_scheduler_sweep_id_cannot_write_outside_the_directory(tmp, env):
+    out = tmp / "a" / "b"
+    out.mkdir(parents=True)
+    shards = ["--shards", "1"] if "JOB_NAME" in env else []
+    proc = run_phasewrap(QUIET + ["--shard", "auto", *shards, "--jsonl", "a/b/{sweep_id}.jsonl", "--", "true"],
+                         cwd=tmp, env={**os.environ, **env})
+    assert proc.returncode == 0, proc.stderr
+    assert os.listdir(tmp) == ["a"] and os.listdir(out) == ["_._.._esc.jsonl"]
+
+
+@pytest.mark.parametrize("shard,env", [("\u0663/4", {}), ("1 /4", {}),
+                                        ("auto", {"SLURM_ARRAY_TASK_ID": "\u0661", "SLURM_ARRAY_TASK_COUNT": "4"}),
+                                        ("auto", {"SLURM_ARRAY_TASK_ID": "1_0", "SLURM_ARRAY_TASK_COUNT": "40"}),
+                                        ("auto", {"SLURM_ARRAY_TASK_ID": " 1", "SLURM_ARRAY_TASK_COUNT": "4"}),
+                                        ("auto", {"SLURM_ARRAY_TASK_ID": "+1", "SLURM_ARRAY_TASK_COUNT": "4"})])
+def test_principles_a_shard_index_is_ascii_digits(shard, env):
+    from wrapper.method import fleet as fl
+
+    with pytest.raises(fl.ShardError):
+        fl.parse_shard(shard, None, env)

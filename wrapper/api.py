@@ -154,10 +154,10 @@ def _fleet_outputs(session, jsonl: Optional[str], csv: Optional[str], capture_di
         return lambda run_id: expand(template, info, run_id) if template else template
 
     if capture_dir and placeholders_in(capture_dir):
-        template = expand(capture_dir, info, "{run_id}")
+        template = expand(capture_dir, info, None)
 
         def capture_dir_for(run_id: str) -> str:
-            path = template.replace("{run_id}", run_id)
+            path = expand(template, info, run_id)
             os.makedirs(path, exist_ok=True)
             return path
 
