@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -125,3 +126,128 @@ def test_principles_a_shard_index_is_ascii_digits(shard, env):
 
     with pytest.raises(fl.ShardError):
         fl.parse_shard(shard, None, env)
+
+
+# 2, 4, 13. a record is validated once when read: a bad line is skipped with one line naming the file, the line
+# and the field; the rest is used; non-finite numbers are null with a reason, and no output holds NaN
+
+def _golden_record() -> dict:
+    import gzip
+
+    from .conftest import fixture
+
+    with gzip.open(fixture("golden", "records.json.gz")) as fh:
+        records = json.load(fh)["events/h200-transformers-cold-p512.events.jsonl"]
+    return records[0] if isinstance(records, list) else records
+
+
+def _cli(capfd, *argv) -> tuple[int, str, str]:
+    """``phasewrap ARGV`` in this process (the readers are what is tested, not the start-up)."""
+    from wrapper import cli
+
+    code = cli.main(list(argv))
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def _every_reader(capfd, tmp, path) -> dict:
+    """Each record reader's (exit status, stdout, stderr) on ``path``."""
+    out = {name: _cli(capfd, *argv) for name, argv in {
+        "diagnose": ["diagnose", str(path)],
+        "compare": ["compare", str(path), str(path)],
+        "report": ["report", str(path), "-o", str(tmp / "r.html")],
+        "merge": ["merge", str(path), "-o", str(tmp / "m.jsonl")],
+        "plot": ["plot", str(path), "-o", str(tmp / "p.svg")]}.items()}
+    out["report"] = out["report"][:2] + (out["report"][2] + (tmp / "r.html").read_text(),)
+    out["merge"] = out["merge"][:2] + (out["merge"][2] + (tmp / "m.jsonl").read_text(),)
+    return out
+
+
+def test_2_a_line_that_is_not_utf8_is_skipped_and_the_good_records_kept(tmp, capfd):
+    from wrapper.sources.records_io import read_records
+
+    good = _golden_record()
+    path = tmp / "u.jsonl"
+    path.write_bytes(json.dumps(good).encode() + b"\nx\xff\n" + json.dumps({**good, "run_id": "r2"}).encode()
+                     + b"\n")
+    records, skipped = read_records(str(path))
+    assert [r["run_id"] for r in records] == [good["run_id"], "r2"]
+    assert skipped == [(2, "not UTF-8 text at column 2")]
+    for name, (code, out, err) in _every_reader(capfd, tmp, path).items():
+        assert code == 0, (name, err)
+        assert f"{path}: line 2" in err and "not UTF-8 text" in err, (name, err)
+    merged = [json.loads(line) for line in (tmp / "m.jsonl").read_text().splitlines()]
+    assert len(merged) == 2
+
+
+ODD_FIELDS = [("env", 5), ("tokens", "x"), ("tokens", {"output": "x"}), ("reported", [1]), ("tags", "str"),
+              ("tags", {"k": [1]}), ("markers", 3), ("markers", {"ready": 1}), ("stalls", "s"), ("stalls", [1]),
+              ("fleet", "h"), ("fleet", {"host": 5}), ("resources", 1), ("missing", [1]), ("warnings", [1]),
+              ("command", "ls"), ("status", 1), ("load_steps", {}), ("cache", 1), ("phases", {"load_s": "1"})]
+
+
+@pytest.mark.parametrize("key,value", ODD_FIELDS)
+def test_4_a_record_with_an_odd_field_type_is_skipped_naming_the_field(tmp, key, value):
+    from wrapper.sources.records_io import read_records
+
+    good = _golden_record()
+    path = tmp / "odd.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "run_id": "bad", key: value}) + "\n")
+    records, skipped = read_records(str(path))
+    assert [r["run_id"] for r in records] == [good["run_id"]]
+    assert len(skipped) == 1 and skipped[0][0] == 2 and f'"{key}' in skipped[0][1], skipped
+
+
+@pytest.mark.parametrize("key,value", [("env", 5), ("tokens", {"output": "x"}), ("reported", [1]), ("tags", "str"),
+                                       ("markers", 3), ("stalls", "s"), ("fleet", "h")])
+def test_4_no_reader_crashes_on_an_odd_record_beside_good_ones(tmp, capfd, key, value):
+    good = _golden_record()
+    path = tmp / "odd.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "run_id": "bad", key: value}) + "\n")
+    for name, (code, out, err) in _every_reader(capfd, tmp, path).items():
+        assert code == 0 and "Traceback" not in err, (name, err)
+        assert f"{path}: line 2" in err and f'"{key}' in err, (name, err)
+
+
+def test_4_a_line_nested_100000_deep_is_skipped(tmp, capfd):
+    good = _golden_record()
+    path = tmp / "deep.jsonl"
+    path.write_text(json.dumps(good) + "\n" + "[" * 100000 + "]" * 100000 + "\n"
+                    + '{"schema": "phasewrap.run/1", "run_id": "d", "phases": {}, "env": ' + "[" * 500 + "]" * 500
+                    + "}\n")
+    for name, (code, out, err) in _every_reader(capfd, tmp, path).items():
+        assert code == 0 and "Recursion" not in err, (name, err)
+        for line in (2, 3):
+            assert f"{path}: line {line}" in err and "nested deeper than" in err, (name, err)
+
+
+NON_FINITE = re.compile(r"\b(nan|inf|infinity)\b", re.I)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_13_non_finite_numbers_are_null_with_a_reason_and_never_reach_an_output(tmp, capfd, text):
+    from wrapper.sources.records_io import read_records
+
+    good = _golden_record()
+    bad = json.dumps({**good, "run_id": "r13"}).replace('"load_s": ', f'"load_s": {text}, "was": ', 1)
+    path = tmp / "n.jsonl"
+    path.write_text(json.dumps(good) + "\n" + bad + "\n")
+    records, skipped = read_records(str(path))
+    assert skipped == [] and records[1]["phases"]["load_s"] is None
+    assert {"field": "phases.load_s", "reason": f"{text} in {path} line 2 is not a finite number"} \
+        in records[1]["missing"]
+    for name, (code, out, err) in _every_reader(capfd, tmp, path).items():
+        assert code == 0, (name, err)
+        shown = [line for line in (out + err).splitlines() if "not a finite number" not in line]
+        assert not [line for line in shown if NON_FINITE.search(line)], name
+
+
+def test_13_json_and_prometheus_outputs_never_hold_nan():
+    from wrapper.present.export import jsonl, prometheus
+
+    pytest.importorskip("prometheus_client")
+    record = _record(ms_per_token=float("nan"), tokens_per_s=float("inf"))
+    record["phases"]["load_s"] = float("-inf")
+    for text in (jsonl.line(record), jsonl.pretty([record]), prometheus.serialize([record]).decode()):
+        assert not NON_FINITE.search(text), text
+    assert json.loads(jsonl.line(record))["phases"]["load_s"] is None
