@@ -6,11 +6,12 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 
 import pytest
 
-from .conftest import run_phasewrap
+from .conftest import PHASEWRAP, run_phasewrap
 
 QUIET = ["run", "--quiet", "--format", "none", "--gpu", "off", "--cpu", "off", "--no-env"]
 
@@ -251,3 +252,64 @@ def test_13_json_and_prometheus_outputs_never_hold_nan():
     for text in (jsonl.line(record), jsonl.pretty([record]), prometheus.serialize([record]).decode()):
         assert not NON_FINITE.search(text), text
     assert json.loads(jsonl.line(record))["phases"]["load_s"] is None
+
+
+# 8. inputs are regular files (or -): a FIFO, a device, a folder holding a FIFO, a dangling symlink are refused
+# by name; a line past the documented limit is skipped with a message
+
+READERS = {"analyze": lambda p, tmp: ["analyze", p], "compare": lambda p, tmp: ["compare", p, p],
+           "diagnose": lambda p, tmp: ["diagnose", p], "merge": lambda p, tmp: ["merge", p, "-o", str(tmp / "m.jsonl")],
+           "plot": lambda p, tmp: ["plot", p, "-o", str(tmp / "p.svg")],
+           "report": lambda p, tmp: ["report", p, "-o", str(tmp / "r.html")]}
+
+
+def _not_regular(tmp, kind) -> tuple[str, str]:
+    """(input path, the words its error must hold)."""
+    if kind == "fifo":
+        os.mkfifo(tmp / "in.jsonl")
+        return str(tmp / "in.jsonl"), "is a FIFO, not a regular file"
+    if kind == "zero":
+        return "/dev/zero", "/dev/zero: is a character device, not a regular file"
+    if kind == "dangling":
+        os.symlink(tmp / "gone.jsonl", tmp / "in.jsonl")
+        return str(tmp / "in.jsonl"), "dangling symlink"
+    folder = tmp / "caps"
+    folder.mkdir()
+    os.mkfifo(folder / ("x.capture.jsonl" if kind == "fifo-in-capture-folder" else "x.jsonl"))
+    return str(folder), "x."
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "dangling"])
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_8_an_input_that_is_not_a_regular_file_is_refused_by_name(tmp, kind, command):
+    path, words = _not_regular(tmp, kind)
+    proc = run_phasewrap(READERS[command](path, tmp), timeout=30)
+    _one_line_usage_error(proc, words)
+
+
+@pytest.mark.parametrize("command,kind", [("merge", "fifo-in-folder"), ("analyze", "fifo-in-capture-folder"),
+                                          ("report", "fifo-in-capture-folder"), ("plot", "fifo-in-capture-folder")])
+def test_8_a_folder_holding_a_fifo_is_refused_by_name(tmp, command, kind):
+    path, words = _not_regular(tmp, kind)
+    proc = run_phasewrap(READERS[command](path, tmp), timeout=30)
+    _one_line_usage_error(proc, words, "is a FIFO, not a regular file")
+
+
+def test_8_a_line_longer_than_the_limit_is_skipped_with_a_message(tmp, capfd, monkeypatch):
+    from wrapper.sources import inputs
+    from wrapper.sources.records_io import read_records
+
+    monkeypatch.setattr(inputs, "MAX_LINE_BYTES", 16384)
+    good = _golden_record()
+    path = tmp / "long.jsonl"
+    path.write_text(json.dumps(good) + "\n" + "x" * 100000 + "\n" + json.dumps({**good, "run_id": "r3"}) + "\n")
+    records, skipped = read_records(str(path))
+    assert [r["run_id"] for r in records] == [good["run_id"], "r3"]
+    assert skipped == [(2, "longer than 16384 bytes")]
+
+
+def test_8_records_can_be_read_from_stdin(tmp):
+    good = _golden_record()
+    proc = subprocess.run(PHASEWRAP + ["diagnose", "-"], input=(json.dumps(good) + "\n").encode(),
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from . import fleet as _fleet
+from ..sources.inputs import InputError, check_input
 from ..sources.records_io import RecordsError, read_records
 
 # Names of files that hold run records under a directory (captures are the raw output, not records).
@@ -34,17 +35,20 @@ def record_files(paths: Sequence[str]) -> list[str]:
     """The files named, and every ``*.jsonl``/``*.json`` (not ``*.capture.jsonl``) under the directories
     named, in sorted order. A path that doesn't exist raises RecordsError."""
     out = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                out.extend(os.path.join(root, f) for f in sorted(files)
-                           if f.endswith(RECORD_SUFFIXES) and not f.endswith(CAPTURE_SUFFIX))
-        elif os.path.exists(path):
-            out.append(path)
-        else:
-            raise RecordsError(f"phasewrap merge: {path}: no such file or directory; name record files or "
-                               "the directories that hold them")
+    try:
+        for path in paths:
+            check_input(path, directory_ok=True)
+            if os.path.isdir(path):
+                for root, dirs, files in os.walk(path):
+                    dirs.sort()
+                    out.extend(os.path.join(root, f) for f in sorted(files)
+                               if f.endswith(RECORD_SUFFIXES) and not f.endswith(CAPTURE_SUFFIX))
+            else:
+                out.append(path)
+        for path in out:
+            check_input(path)
+    except InputError as exc:
+        raise RecordsError(f"phasewrap merge: {exc}; name record files or the directories that hold them") from None
     return out
 
 

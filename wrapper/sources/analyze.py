@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import re
 import shlex
@@ -23,7 +24,10 @@ from typing import Callable, Iterable, Optional
 
 from ..derive import frameworks
 from ..errors import UsageError
+from . import inputs
 from .capture import SUFFIX, Capture, CaptureError, read_capture
+from .inputs import check_input, open_input, read_lines
+from ..core.writer import show_path
 from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
@@ -238,10 +242,14 @@ def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
 
 def _read_text_lines(path: str) -> list:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        with open_input(path) as fh:
+            lines, too_long = read_lines(fh)
     except OSError as exc:
         raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    for number in too_long:
+        logging.getLogger("phasewrap").warning("%s: line %d skipped: longer than %d bytes", show_path(path), number,
+                                               inputs.MAX_LINE_BYTES)
+    data = b"".join(lines)
     if b"\x00" in data[:SNIFF_BYTES]:
         raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
                            "phasewrap captures")
@@ -284,13 +292,14 @@ def expand_inputs(paths: Iterable[str]) -> list:
     """Files as given; a directory stands for its captures (sorted)."""
     out = []
     for path in paths:
+        check_input(path, directory_ok=True)
         if os.path.isdir(path):
             found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(SUFFIX))
             if not found:
                 raise AnalyzeError(f"{path}: no *{SUFFIX} files in this directory; give a capture directory or files")
+            for name in found:
+                check_input(name)
             out += found
-        elif not os.path.exists(path):
-            raise AnalyzeError(f"{path}: no such file")
         else:
             out.append(path)
     return out

@@ -26,6 +26,7 @@ from typing import Iterator, Optional
 from ..errors import UsageError
 from ..model.events import Chunk, Sample
 from ..core.writer import show_path, write_whole
+from .inputs import open_input, read_lines
 
 SCHEMA = "phasewrap.capture/1"
 SUFFIX = ".capture.jsonl"
@@ -113,9 +114,11 @@ class Capture:
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, str]]:
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            yield number, raw.decode("utf-8", "surrogateescape")
+    """(number, text) of each line; a line past ``inputs.MAX_LINE_BYTES`` comes as an empty one (skipped)."""
+    with open_input(path) as fh:
+        lines, _too_long = read_lines(fh)
+    for number, raw in enumerate(lines, 1):
+        yield number, raw.decode("utf-8", "surrogateescape")
 
 
 def read_capture(path: str) -> Capture:

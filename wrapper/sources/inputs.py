@@ -41,8 +41,8 @@ def check_input(path: str, directory_ok: bool = False) -> None:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        why = "a dangling symlink (its target does not exist)" if os.path.islink(path) else "No such file or directory"
-        raise InputError(f"{shown}: can't read: {why}") from None
+        why = "a dangling symlink (its target does not exist)" if os.path.islink(path) else "no such file or directory"
+        raise InputError(f"{shown}: {why}") from None
     except OSError as exc:
         raise InputError(f"{shown}: can't read: {exc.strerror}") from None
     problem = _kind_problem(mode, directory_ok)

@@ -15,7 +15,8 @@ from typing import Iterable, Optional, Sequence
 from ..core.writer import show_path
 from ..errors import UsageError
 from ..derive.record import SCHEMA
-from .inputs import MAX_LINE_BYTES, InputError, open_input, read_lines
+from . import inputs
+from .inputs import InputError, open_input, read_lines
 
 SCHEMA_FAMILY = SCHEMA.rsplit("/", 1)[0] + "/"  # phasewrap.run/: the family whose other versions are refused
 MAX_DEPTH = 64  # a record is 4 levels deep; a deeper value is damage, and would overflow a reader's recursion
@@ -266,13 +267,13 @@ def read_records(path: str) -> tuple[list[dict], list[tuple[int, str]]]:
         raise RecordsError(f"{show_path(path)}: can't read: {e.strerror}") from None
     name = show_path(path)
     text = b"".join(lines).decode("utf-8", "surrogateescape")
-    long_lines = [(n, f"longer than {MAX_LINE_BYTES} bytes") for n in too_long]
+    long_lines = [(n, f"longer than {inputs.MAX_LINE_BYTES} bytes") for n in too_long]
     try:
         records, skipped = parse_records(text, name)
     except RecordsError:
         if not long_lines:
             raise
-        raise RecordsError(f"{name}: line {too_long[0]}: longer than {MAX_LINE_BYTES} bytes; no run record in "
+        raise RecordsError(f"{name}: line {too_long[0]}: longer than {inputs.MAX_LINE_BYTES} bytes; no run record in "
                            "the file") from None
     return records, sorted(skipped + long_lines)
 

@@ -15,6 +15,7 @@ from ...sources.capture import SUFFIX as CAPTURE_SUFFIX
 from ...sources.capture import CaptureError, read_capture
 from ...errors import UsageError
 from ..export.summary import phase_bar
+from ...sources.inputs import MAX_LINE_BYTES, InputError, check_input
 from ...sources.records_io import load_records
 
 BASE_MARKERS = ("ready", "first_token", "last_token")
@@ -155,9 +156,16 @@ def views_from_records(records: Sequence[dict], source: str = "run") -> list[Run
     return [_view_from_record(record, source) for record in records]
 
 
+def _check_input(path: str, directory_ok: bool = False) -> None:
+    try:
+        check_input(path, directory_ok)
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
+
+
 def _load_file(path: str) -> list[RunView]:
     with open(path, "rb") as fh:
-        first = fh.readline()
+        first = fh.readline(MAX_LINE_BYTES)
     try:
         head = json.loads(first)
     except ValueError:
@@ -179,16 +187,17 @@ def load_runs(inputs: Sequence[str]) -> list[RunView]:
     views: list[RunView] = []
     by_id: dict[str, RunView] = {}
     for path in inputs:
+        _check_input(path, directory_ok=True)
         if os.path.isdir(path):
             names = sorted(n for n in os.listdir(path) if n.endswith(CAPTURE_SUFFIX))
             if not names:
                 raise PlotInputError(f"{path}: no *{CAPTURE_SUFFIX} files in this folder; "
                                      "is it the folder given to run --capture?")
+            for name in names:
+                _check_input(os.path.join(path, name))
             found = [_view_from_capture(os.path.join(path, n)) for n in names]
-        elif os.path.isfile(path):
-            found = _load_file(path)
         else:
-            raise PlotInputError(f"{path}: no such file or folder")
+            found = _load_file(path)
         for view in found:
             known = by_id.get(view.run_id)
             if known is None:
