@@ -313,3 +313,54 @@ def test_8_records_can_be_read_from_stdin(tmp):
     proc = subprocess.run(PHASEWRAP + ["diagnose", "-"], input=(json.dumps(good) + "\n").encode(),
                           capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+# 12. malformed casts, events files and captures: one line, exit 2, no traceback; a capture's good lines kept
+
+CAST_HEAD = '{"version": 2, "width": 80, "height": 24}\n'
+EVENTS_HEAD = '{"wall_start": 1796149306.5, "cmd": ["llama-cli"]}\n'
+CAPTURE_HEAD = {"type": "header", "schema": "phasewrap.capture/1", "run_id": "c1", "t0_monotonic_ns": 1000,
+                "wall_t0_s": 1796149306.5, "started_at": "2026-12-01T18:21:46.699Z", "command": ["x"],
+                "profile": "generic", "pty": False, "pid": 1}
+
+
+@pytest.mark.parametrize("name,text,needle", [
+    ("a.cast", CAST_HEAD + '[0.1, "o", "hi"]\n[1e999, "o", "x"]\n', "a.cast:3: "),
+    ("b.cast", CAST_HEAD + '[0.1, "o", "hi"]\n[0.5, "o", 5]\n', "b.cast:3: "),
+    ("c.cast", '{"version": 2, "width": 80, "height": 24, "timestamp": "x"}\n[0.1, "o", "hi"]\n', "c.cast:1: "),
+    ("d.events.jsonl", '{"wall_start": 1, "cmd": 5}\n[0.1, "out", "hi"]\n', "d.events.jsonl:1: "),
+    ("e.events.jsonl", EVENTS_HEAD + '[0.1, "out", "hi"]\n["a","out","x"]\n', "e.events.jsonl:3: "),
+    ("f.events.jsonl", EVENTS_HEAD + '[0.1, "out", "hi"]\n{"t_end": "x"}\n', "f.events.jsonl:3: "),
+    ("g.events.jsonl", '{"wall_start": NaN, "cmd": ["x"]}\n[0.1, "out", "hi"]\n', "g.events.jsonl:1: "),
+    ("h.capture.jsonl", json.dumps({**CAPTURE_HEAD, "t0_monotonic_ns": "x"}) + "\n", "h.capture.jsonl:1: "),
+    ("i.capture.jsonl", json.dumps({**CAPTURE_HEAD, "wall_t0_s": None}) + "\n", "i.capture.jsonl:1: "),
+])
+def test_12_a_malformed_recording_is_one_line_exit_2(tmp, name, text, needle):
+    (tmp / name).write_text(text)
+    _one_line_usage_error(run_phasewrap(["analyze", str(tmp / name)], timeout=60), needle)
+
+
+def test_12_bad_capture_lines_are_skipped_and_the_good_ones_kept(tmp):
+    from wrapper.sources.capture import read_capture
+
+    lines = [CAPTURE_HEAD, [5, "out", "hi"], [1e999, "out", "x"], [6, "out", 5], [7, 3, "x"], ["8", "out", "x"],
+             {"type": "sample", "t_ns": 1e999, "source": "s", "device": 0, "values": {}},
+             {"type": "sample", "t_ns": 9, "source": "s", "device": 0, "values": 3},
+             {"type": "record", "record": {"schema": "phasewrap.run/1", "run_id": "c1", "phases": {}, "env": 5}},
+             {"type": "exit", "exit_code": 0}, {"type": "exit", "t_ns": 10, "exit_code": 0, "status": "ok"}]
+    path = tmp / "c.capture.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines).replace("1e+999", "1e999") + "\n")
+    cap = read_capture(str(path))
+    assert [c.data for c in cap.chunks] == [b"hi"] and cap.samples == [] and cap.record is None
+    assert cap.skipped_lines == [3, 4, 5, 6, 7, 8, 9, 10] and cap.exit["t_ns"] == 10
+    proc = run_phasewrap(["analyze", "--format", "json", str(path)], timeout=60)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+
+
+def test_12_report_on_a_capture_folder_with_a_dangling_symlink_is_one_line(tmp):
+    folder = tmp / "caps"
+    folder.mkdir()
+    (folder / "a.capture.jsonl").write_text(json.dumps(CAPTURE_HEAD) + "\n")
+    os.symlink(tmp / "gone", folder / "b.capture.jsonl")
+    proc = run_phasewrap(["report", str(folder), "-o", str(tmp / "r.html")], timeout=60)
+    _one_line_usage_error(proc, "b.capture.jsonl: a dangling symlink")

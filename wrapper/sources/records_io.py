@@ -120,24 +120,34 @@ def _classify(value, name: str, line: int, records: list, skipped: list) -> None
 
 
 def _validated(value: dict, name: str, line: int, records: list, skipped: list) -> None:
-    """The one check every record passes when read: finite numbers, bounded depth, the shape readers rely on."""
+    record, problem = check_record(value, name, line)
+    if record is None:
+        skipped.append((line, problem))
+    else:
+        records.append(record)
+
+
+def check_record(value, name: str, line: int) -> tuple[Optional[dict], Optional[str]]:
+    """(the record, None) or (None, why it is left out): the one check every record passes when read (from a
+    records file or a capture): finite numbers (a non-finite one is null, with a reason in ``missing``),
+    bounded depth, the shape every reader relies on (``SHAPE``)."""
+    if not isinstance(value, dict):
+        return None, "not a run record: not an object"
     where: list = []
     try:
         record = _finite(value, where)
     except _TooDeep:
-        skipped.append((line, f"nested deeper than {MAX_DEPTH} levels"))
-        return
+        return None, f"nested deeper than {MAX_DEPTH} levels"
     problem = _shape_problem(record)
     if problem:
-        skipped.append((line, f"not a usable run record: {problem}"))
-        return
+        return None, f"not a usable run record: {problem}"
     if where:
         record.setdefault("missing", [])
     for path, text in where:
         logging.getLogger("phasewrap").warning("%s: line %d: %s is %s, not a finite number: read as null",
                                                name, line, path, text)
         record["missing"].append({"field": path, "reason": f"{text} in {name} line {line} is not a finite number"})
-    records.append(record)
+    return record, None
 
 
 def _shown(value) -> str:
