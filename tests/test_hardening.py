@@ -364,3 +364,57 @@ def test_12_report_on_a_capture_folder_with_a_dangling_symlink_is_one_line(tmp):
     os.symlink(tmp / "gone", folder / "b.capture.jsonl")
     proc = run_phasewrap(["report", str(folder), "-o", str(tmp / "r.html")], timeout=60)
     _one_line_usage_error(proc, "b.capture.jsonl: a dangling symlink")
+
+
+# 7. nothing from the child, a log or the environment reaches a terminal as a control character
+
+RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+HOSTILE = "\x9b2J\x9d0;title\x07\x08\x1b[31mred\x1b]0;t\x07"
+HOSTILE_CHILD = ("import sys; sys.stderr.write('load \\x9b2J weights\\nmodel loaded\\x07\\x1b[2J\\n'); "
+                 "sys.stderr.flush(); print('tok\\x9d0;evil\\x07 \\x08x' * 3, flush=True)")
+
+
+def test_7_the_run_summary_and_json_hold_no_control_character_from_the_child(tmp):
+    argv = ["run", "--quiet", "--gpu", "off", "--cpu", "off", "--ready", "model loaded", "--tag", f"t={HOSTILE}",
+            "--note", HOSTILE, "--jsonl", str(tmp / "r.jsonl")]
+    proc = run_phasewrap(argv + ["--", sys.executable, "-c", HOSTILE_CHILD])
+    assert proc.returncode == 0, proc.stderr
+    assert not RAW_CONTROL.search(proc.stderr.decode()), proc.stderr
+    proc = run_phasewrap(argv[:1] + ["--format", "json"] + argv[1:] + ["--", sys.executable, "-c", HOSTILE_CHILD])
+    text = proc.stdout.decode()
+    assert not RAW_CONTROL.search(text.replace("\n", "")) and json.loads(text)["note"] == HOSTILE
+    recorded = [json.loads(line) for line in (tmp / "r.jsonl").read_text().splitlines()]
+    assert [r["note"] for r in recorded] == [HOSTILE, HOSTILE]  # the JSONL keeps the exact text
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_7_analyze_output_holds_no_control_character_from_the_log(tmp, fmt):
+    log = tmp / "a.cast"
+    log.write_text(CAST_HEAD + json.dumps([0.1, "o", "load \x9b2J\r\n"]) + "\n"
+                   + json.dumps([0.2, "o", f"tok{HOSTILE}\r\n"]) + "\n")
+    proc = run_phasewrap(["analyze", "--ready", "load", "--format", fmt, str(log)], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not RAW_CONTROL.search((proc.stdout + proc.stderr).decode().replace("\n", "")), proc.stdout
+
+
+def test_7_diagnose_and_compare_render_no_control_character(tmp, capfd):
+    good = _golden_record()
+    hostile = {**good, "run_id": f"r{HOSTILE}", "tags": {f"k{HOSTILE}": HOSTILE}, "note": HOSTILE,
+               "load_steps": [{"name": f"step{HOSTILE}", "kind": "cpu-single", "start_s": 0.0, "end_s": 0.5,
+                                "dur_s": 0.5, "evidence": HOSTILE}]}
+    path = tmp / "h.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(hostile) + "\n")
+    for argv in (["diagnose", str(path)], ["compare", str(path), str(path)], ["diagnose", "--by", "host", str(path)],
+                 ["merge", str(path), "-o", "-"]):
+        code, out, err = _cli(capfd, *argv)
+        assert "line 2" not in err
+        assert code == 0 and not RAW_CONTROL.search((out + err).replace("\n", "")), (argv, out + err)
+
+
+def test_7_a_file_name_in_another_encoding_is_named_escaped(tmp):
+    name = os.fsencode(str(tmp)) + b"/caf\xe9.jsonl"
+    with open(name, "wb") as fh:
+        fh.write(b"{}\n")
+    proc = run_phasewrap(["diagnose", os.fsdecode(name)], timeout=60)
+    line = _one_line_usage_error(proc, "caf\\xe9.jsonl")
+    assert "Traceback" not in line

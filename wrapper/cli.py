@@ -14,6 +14,7 @@ from .model import profiles
 from .errors import GpuBusy, StartError, UsageError
 from .present.export import csvlog, jsonl, summary
 from .core.writer import show_path
+from .core.safe import terminal
 from .derive.markers import ANY
 
 EXIT_USAGE = 2
@@ -307,8 +308,10 @@ def _command(args: argparse.Namespace) -> list:
 
 
 def _out(text: str) -> None:
+    """``text`` on stdout, and ``_err`` on stderr: the one door to the terminal, so text from the child, a log
+    or the environment is made safe there (``safe.terminal``)."""
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal(text))
         sys.stdout.flush()
     except BrokenPipeError:
         _err("phasewrap: stdout closed; output not printed")
@@ -316,7 +319,7 @@ def _out(text: str) -> None:
 
 def _err(text: str) -> None:
     try:
-        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.write(terminal(text if text.endswith("\n") else text + "\n"))
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass

@@ -28,19 +28,23 @@ _KIND_NAMES = {"str": "a string", "num": "a number", "bool": "true/false", "obj"
                "null": "null"}
 _N, _S, _O, _SCALAR = "num|null", "str|null", "obj|null", "str|num|bool|null"
 # The shape every reader relies on, checked once when a record is read: key → "kind|kind", a dict (an object
-# or null whose keys are checked in turn; "*" any key), or a one-item list (a list or null of that kind).
+# or null whose keys are checked in turn; "*" any key, "key!" a key that must be there), or a one-item list (a
+# list or null whose items are of that kind).
 SHAPE = {
     "run_id": "str", "status": _S, "started_at": _S, "error": _S, "note": _S, "profile": _S, "phases_source": _S,
     "exit_code": _N, "ms_per_token": _N, "tokens_per_s": _N, "tpot_ms": _N, "stall_share_of_decode": _N,
     "stalls_total": _N, "t0_monotonic_ns": _N, "warmup": "bool|obj|null", "cache": "obj|str|null",
-    "command": ["str"], "warnings": ["str"], "missing": ["obj"], "warning_details": ["obj"], "stalls": ["obj"],
-    "load_steps": ["obj"], "reported_vs_measured": ["obj"],
+    "command": ["str"], "warnings": ["str"], "missing": [{"field!": "str", "reason": _S}],
+    "warning_details": [{"kind!": "str", "text": _S}], "stalls": [{"t_s!": "num", "gap_ms!": "num", "after": _S}],
+    "load_steps": [{"name!": "str", "kind!": "str", "start_s!": "num", "end_s!": "num", "dur_s!": "num",
+                    "evidence!": "str", "merged": ["str"], "resources": {"disk_read_mib": _N}, "ended_by": _O}],
+    "reported_vs_measured": [{"phase!": "str", "reported_s": _N, "measured_s": _N, "diff_s": _N, "ratio": _N}],
     "phases": {"*": _N},
     "tags": {"*": _SCALAR},
     "tokens": {"input": _N, "output": _N, "chunks": _N, "source": _S},
     "fleet": {"host": _S, "shard": _N, "shards": _N, "sweep_id": _S, "scheduler": _S, "job_id": _S,
               "plan_index": _N, "plan_size": _N, "unavailable": _O},
-    "markers": {"*": {"t_s": _N, "stream": _S, "text": _S}},
+    "markers": {"*": {"t_s!": "num", "stream": _S, "text": _S}},
     "resources": {"*": "obj|num|str|null"},
     "decode_gaps_ms": {"*": "num|str|null"},
     "repeat": {"index": _N, "of": _N},
@@ -155,46 +159,48 @@ def _shown(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _kind_ok(value, kind) -> bool:
+def _kind_ok(value, kind, nullable: bool = True) -> bool:
     if isinstance(kind, dict):
-        return value is None or isinstance(value, dict)
+        return isinstance(value, dict) or (nullable and value is None)
     if isinstance(kind, list):
-        return value is None or isinstance(value, list)
+        return isinstance(value, list) or (nullable and value is None)
     return any(_KINDS[k](value) for k in kind.split("|"))
 
 
+def _value_problem(value, kind, field: str, nullable: bool = True) -> Optional[str]:
+    if not _kind_ok(value, kind, nullable):
+        return f'"{field}" is {_shown(value)}, not {_describe(kind, nullable)}'
+    if isinstance(kind, dict) and value:
+        return _shape_problem(value, kind, f"{field}.")
+    if isinstance(kind, list) and value:
+        for i, item in enumerate(value):
+            problem = _value_problem(item, kind[0], f"{field}[{i}]", nullable=False)
+            if problem:
+                return problem
+    return None
+
+
 def _shape_problem(record: dict, shape: Optional[dict] = None, prefix: str = "") -> Optional[str]:
-    """What makes a record of the right schema unusable (a key readers rely on holds another type); None if
-    nothing. Keys not in ``SHAPE`` and absent keys are left alone."""
+    """What makes a record of the right schema unusable (a key readers rely on holds another type, or a
+    required ``key!`` is absent); None if nothing. Keys not in ``SHAPE`` are left alone."""
     if shape is None:
         if not isinstance(record.get("run_id"), str) or not record["run_id"]:
             return 'no "run_id" string'
         if not isinstance(record.get("phases"), dict):
             return '"phases" is not an object'
-    shape = SHAPE if shape is None else shape
+        shape = SHAPE
     for key, value in record.items():
-        kind = shape.get(key, shape.get("*"))
-        if kind is None:
-            continue
-        field = f"{prefix}{key}"
-        if not _kind_ok(value, kind):
-            return f'"{field}" is {_shown(value)}, not {_describe(kind)}'
-        if isinstance(kind, dict) and value:
-            problem = _shape_problem(value, kind, f"{field}.")
-            if problem:
-                return problem
-        if isinstance(kind, list) and value:
-            for i, item in enumerate(value):
-                if not _kind_ok(item, kind[0]):
-                    return f'"{field}[{i}]" is {_shown(item)}, not {_describe(kind[0])}'
-    return None
+        kind = shape.get(key, shape.get(key + "!", shape.get("*")))
+        problem = None if kind is None else _value_problem(value, kind, f"{prefix}{key}")
+        if problem:
+            return problem
+    absent = [k[:-1] for k in shape if k.endswith("!") and k[:-1] not in record]
+    return f'"{prefix}{absent[0]}" is absent' if absent else None
 
 
-def _describe(kind) -> str:
-    if isinstance(kind, dict):
-        return "an object or null"
-    if isinstance(kind, list):
-        return "a list or null"
+def _describe(kind, nullable: bool = True) -> str:
+    if isinstance(kind, (dict, list)):
+        return ("an object" if isinstance(kind, dict) else "a list") + (" or null" if nullable else "")
     return " or ".join(_KIND_NAMES[k] for k in kind.split("|"))
 
 

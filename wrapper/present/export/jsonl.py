@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import math
 
+from ...core.safe import json_text
+
 
 def _finite(value):
     """``value`` with every non-finite float as null: a figure that is no number is not measured."""
@@ -17,10 +19,12 @@ def _finite(value):
 
 
 def _dumps(value, **kwargs) -> str:
+    """JSON text that is valid UTF-8 and safe on a terminal (``safe.json_text``), without NaN."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
     except ValueError:  # a non-finite float: the rare case pays for the walk
-        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, **kwargs)
+        text = json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, **kwargs)
+    return json_text(text)
 
 
 def line(record: dict) -> str:
