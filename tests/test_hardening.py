@@ -418,3 +418,13 @@ def test_7_a_file_name_in_another_encoding_is_named_escaped(tmp):
     proc = run_phasewrap(["diagnose", os.fsdecode(name)], timeout=60)
     line = _one_line_usage_error(proc, "caf\\xe9.jsonl")
     assert "Traceback" not in line
+
+
+# 10. --request with no ready marker would wait forever: refused up front
+
+def test_10_request_without_a_ready_marker_is_refused_before_the_start(tmp):
+    marker = tmp / "started"
+    proc = run_phasewrap(QUIET + ["--request", "hi", "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"],
+                         timeout=30)
+    _one_line_usage_error(proc, "--request needs --ready")
+    assert not marker.exists()

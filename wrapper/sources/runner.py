@@ -31,6 +31,9 @@ def prepare(config: RunConfig) -> Prepared:
     is refused here, before the start."""
     prepared = _prepare(config)
     if config.request is not None:
+        if prepared.ready is None or prepared.ready_optional:  # it goes out at the ready marker: none, never
+            raise ValueError(f"--request needs --ready REGEX (the line the server prints when it accepts requests) "
+                             f"or --profile NAME of a server: profile {prepared.profile.name!r} has no ready marker")
         request_for(config, prepared.profile)
     return prepared
 
