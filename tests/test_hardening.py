@@ -428,3 +428,96 @@ def test_10_request_without_a_ready_marker_is_refused_before_the_start(tmp):
                          timeout=30)
     _one_line_usage_error(proc, "--request needs --ready")
     assert not marker.exists()
+
+
+# 9, 11. every process the run started is stopped, whatever process group it moved to; every descendant still
+# alive at the end is named (a daemon that left the session with setsid is named, not stopped: test_signals)
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _wait_dead(pid: int, within_s: float) -> bool:
+    from .conftest import poll
+
+    return poll(lambda: not _alive(pid), within_s)
+
+
+def test_9_a_child_that_moved_into_phasewraps_group_is_stopped_by_the_timeout(tmp):
+    import time
+
+    pidfile = tmp / "child.pid"
+    child = ("import os, time\n"
+             "os.setpgid(0, os.getpgid(os.getppid()))\n"
+             f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+             "time.sleep(20)\n")
+    started = time.monotonic()
+    proc = run_phasewrap(QUIET + ["--timeout", "1", "--kill-grace", "1", "--jsonl", str(tmp / "r.jsonl"), "--",
+                                  sys.executable, "-c", child], timeout=60)
+    elapsed_s = time.monotonic() - started
+    pid = int(pidfile.read_text())
+    try:
+        assert elapsed_s < 10, elapsed_s
+        assert json.loads((tmp / "r.jsonl").read_text())["status"] == "timeout"
+        assert _wait_dead(pid, 2.0)
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)
+
+
+@pytest.mark.parametrize("move", ["own group", "phasewrap's group"])
+def test_11_a_grandchild_in_another_group_is_named_and_stopped(tmp, move):
+    pidfile = tmp / "grandchild.pid"
+    target = "0" if move == "own group" else "os.getpgid(os.getppid())"
+    child = ("import os, time\n"
+             "ppgid = os.getpgid(os.getppid())\n"
+             "if os.fork() == 0:\n"
+             f"    os.setpgid(0, {target if move == 'own group' else 'ppgid'})\n"
+             "    open('/proc/self/comm', 'w').write('ev\\x1b[2J\\x9bil')\n"
+             "    null = os.open(os.devnull, os.O_RDWR)\n"
+             "    for fd in (0, 1, 2):\n"
+             "        os.dup2(null, fd)\n"
+             f"    open({str(pidfile)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+             f"    os.rename({str(pidfile)!r} + '.tmp', {str(pidfile)!r})\n"
+             "    time.sleep(30)\n"
+             "    os._exit(0)\n"
+             f"while not os.path.exists({str(pidfile)!r}):\n"
+             "    time.sleep(0.01)\n")
+    proc = run_phasewrap(QUIET + ["--format", "table", "--jsonl", str(tmp / "r.jsonl"), "--",
+                                  sys.executable, "-c", child], timeout=60)
+    pid = int(pidfile.read_text())
+    try:
+        assert proc.returncode == 0, proc.stderr
+        rec = json.loads((tmp / "r.jsonl").read_text())
+        details = [w["text"] for w in rec["warning_details"] if w["kind"] == "escaped_process"]
+        assert len(details) == 1 and details[0].startswith(f"pid {pid} (ev"), details
+        assert not RAW_CONTROL.search(details[0]) and "stopped it" in details[0]
+        assert not RAW_CONTROL.search(proc.stderr.decode())
+        assert _wait_dead(pid, 2.0)
+    finally:
+        if _alive(pid):
+            os.kill(pid, 9)
+
+
+# 14. a server phasewrap stopped after a complete request: the run exits 0 unless it failed on its own
+
+def test_14_a_server_killed_by_phasewraps_own_sigterm_exits_the_run_0(tmp):
+    import socket
+
+    from .conftest import STANDIN
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = [sys.executable, os.path.join(os.path.dirname(STANDIN[1]), "standin_server.py")]
+    proc = run_phasewrap(QUIET + ["--ready", "listening on", "--request", "hi", "--max-tokens", "3", "--jsonl",
+                                  str(tmp / "r.jsonl"), "--", *server, "--port", str(port), "--load-s", "0.1",
+                                  "--ttft-s", "0.05", "--interval-s", "0.01", "--sigterm", "default"], timeout=60)
+    rec = json.loads((tmp / "r.jsonl").read_text())
+    assert rec["status"] == "ok" and rec["child"]["stop_reason"] == "request complete"
+    assert rec["child"]["signal"] == 15  # the record keeps what happened
+    assert proc.returncode == 0, proc.stderr

@@ -140,7 +140,7 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
                                      signals=signals)
             records.append(record)
             on_record(record)
-            status = result.exit_status
+            status = result.run_status
             if status == 0 and record["status"] == "failed":  # e.g. a --request that got no answer
                 status = 1
             if record["status"] == "interrupted":

@@ -11,6 +11,7 @@ import time
 from typing import Callable, Optional, Sequence
 
 from .capture import CaptureWriter
+from ..core.safe import one_line
 from ..model.events import RunEnd, RunStart, RunWarning
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.markers import PhaseTracker
@@ -185,8 +186,12 @@ def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
         warnings.append(RunWarning("leftover_processes", f"{result.leftover_killed} process(es) of the child's "
                                    "group were still running after it exited and were stopped"))
     for pid, name in result.escaped:
-        warnings.append(RunWarning("escaped_process", f"pid {pid} ({name}), started by the child, left its process "
-                                   "group with setsid and was still running after the run; phasewrap did not stop it"))
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({one_line(name)}), started by the child, left its "
+                                   "process group with setsid and was still running after the run; phasewrap did not "
+                                   "stop it"))
+    for pid, name, pgid in result.moved:
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({one_line(name)}), started by the child, moved to "
+                                   f"process group {pgid} and was still running after the run; phasewrap stopped it"))
     for stream in result.passthrough_closed:
         warnings.append(RunWarning("passthrough_closed", f"phasewrap's {stream} was closed by its reader; the "
                                    f"child's {stream} was discarded from then on (still measured)"))
