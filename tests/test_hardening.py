@@ -521,3 +521,44 @@ def test_14_a_server_killed_by_phasewraps_own_sigterm_exits_the_run_0(tmp):
     assert rec["status"] == "ok" and rec["child"]["stop_reason"] == "request complete"
     assert rec["child"]["signal"] == 15  # the record keeps what happened
     assert proc.returncode == 0, proc.stderr
+
+
+# Principles: strict option values, an empty command, any path in any encoding, the real cause
+
+@pytest.mark.parametrize("option,value,needle", [
+    ("-n", "\u0663", "--runs expects a whole number"), ("-n", " 3", "--runs expects a whole number"),
+    ("-n", "3_0", "--runs expects a whole number"), ("--timeout", "\u0661", "--timeout expects seconds"),
+    ("--interval", "1_0", "--interval expects seconds"), ("--url", "http://host", "--url: 'http://host' has no port"),
+])
+def test_principles_option_values_are_parsed_strictly(tmp, option, value, needle):
+    marker = tmp / "started"
+    extra = ["--request", "hi", "--ready", "x"] if option == "--url" else []
+    proc = run_phasewrap(QUIET + [option, value, *extra, "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"])
+    _one_line_usage_error(proc, needle)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("argv", [QUIET + ["--"], QUIET + ["--", ""], ["plan", "--"], ["plan"]])
+def test_principles_an_empty_command_is_a_usage_error(argv):
+    _one_line_usage_error(run_phasewrap(argv), "no command given")
+
+
+def test_principles_a_directory_is_not_permission_denied(tmp):
+    proc = run_phasewrap(QUIET + ["--", str(tmp)])
+    err = proc.stderr.decode()
+    assert proc.returncode == 127 and "is a directory" in err and "permission" not in err, err
+
+
+def test_principles_a_program_at_a_path_in_another_encoding_runs_and_is_named_escaped(tmp):
+    program = os.fsencode(str(tmp)) + b"/caf\xe9"
+    with open(program, "w") as fh:
+        fh.write("#!/bin/sh\necho hi\n")
+    os.chmod(program, 0o755)
+    jsonl = os.fsencode(str(tmp)) + b"/r\xe9.jsonl"
+    proc = run_phasewrap(["run", "--quiet", "--gpu", "off", "--cpu", "off", "--no-env", "--jsonl",
+                          os.fsdecode(jsonl), "--", os.fsdecode(program)])
+    assert proc.returncode == 0, proc.stderr
+    assert b"\xe9" not in proc.stderr
+    with open(jsonl, "rb") as fh:
+        record = json.loads(fh.read())
+    assert record["command"] == [os.fsdecode(program)] and record["status"] == "ok"

@@ -447,6 +447,8 @@ def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) 
     from .method.session import variants
 
     command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    if not command or not command[0]:
+        raise UsageError("phasewrap plan: no command given; usage: phasewrap plan [options] -- CMD [ARGS...]")
     try:
         combos = variants(command, _sweeps(sweep))
     except ValueError as exc:

@@ -55,7 +55,7 @@ def _number(option: str, convert=int, minimum=1, above=False):
 
     def parse(text: str):
         try:
-            value = convert(text)
+            value = validate.parse_number(convert, text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{option} expects {what}, got {text!r}") from None
         if value < minimum or (above and value == minimum):

@@ -19,11 +19,26 @@ MAX_INTERVAL_S = 60.0  # sampling less often than once a minute sees nothing of 
 PICTURE_SUFFIXES = (".png", ".svg", ".html")
 
 
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan")
+
+
+def parse_number(convert, text: str):
+    """``int(text)`` or ``float(text)``, strictly as documented: ASCII digits only (Python's own parsers also
+    take ``"١"``, ``" 3"`` and ``"1_0"``); a float may be written ``inf``/``nan`` (refused later as not finite).
+    Raises ValueError."""
+    pattern = _INT if convert is int else _DECIMAL
+    if not (pattern.fullmatch(text) or (convert is float and text.lower() in _NON_FINITE)):
+        raise ValueError(f"not an ASCII number: {text!r}")
+    return convert(text)
+
+
 def check_seconds(option: str, value, maximum: float) -> float:
     """A finite number of seconds, > 0 and <= ``maximum``."""
     if isinstance(value, str):
         try:
-            value = float(value)
+            value = parse_number(float, value)
         except ValueError:
             raise ValueError(f"{option} expects seconds, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -34,7 +49,7 @@ def check_seconds(option: str, value, maximum: float) -> float:
 
 
 def check_url(option: str, text: str) -> str:
-    """An ``http://HOST[:PORT][/PATH]`` base URL."""
+    """An ``http://HOST:PORT[/PATH]`` base URL: a host and a port, as documented."""
     try:
         parts = urlsplit(text)
         port = parts.port  # raises ValueError for a port out of range or not a number
@@ -42,7 +57,8 @@ def check_url(option: str, text: str) -> str:
         raise ValueError(f"{option}: {text!r} is not a URL ({exc}); give http://HOST:PORT") from None
     if parts.scheme != "http" or not parts.hostname:
         raise ValueError(f"{option}: {text!r} is not an http://HOST:PORT URL (https is not supported)")
-    del port
+    if port is None:
+        raise ValueError(f"{option}: {text!r} has no port; give http://HOST:PORT")
     return text
 
 

@@ -18,6 +18,7 @@ import tty
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from ..core.writer import show_path
 from ..errors import StartError
 from ..model.events import ERR, OUT, Chunk
 from .signals import SignalGuard
@@ -153,11 +154,13 @@ def _spawn(argv: Sequence[str], opts: LaunchOptions, out_w: int, err_w: int) -> 
             preexec_fn=lambda: _child_setup(parent),
         )
     except FileNotFoundError:
-        raise StartError(f"{argv[0]}: command not found; check the name or give its full path") from None
+        raise StartError(f"{show_path(argv[0])}: command not found; check the name or give its full path") from None
     except PermissionError:
-        raise StartError(f"{argv[0]}: permission denied; is it executable (chmod +x)?") from None
+        if os.path.isdir(argv[0]):  # execve says EACCES for a directory: name the real cause
+            raise StartError(f"{show_path(argv[0])}: is a directory, not a program; give the program's path") from None
+        raise StartError(f"{show_path(argv[0])}: permission denied; is it executable (chmod +x)?") from None
     except OSError as exc:
-        raise StartError(f"{argv[0]}: cannot start ({exc.strerror})") from None
+        raise StartError(f"{show_path(argv[0])}: cannot start ({exc.strerror})") from None
 
 
 def _write_all(fd: int, data: bytes) -> None:
