@@ -562,3 +562,17 @@ def test_principles_a_program_at_a_path_in_another_encoding_runs_and_is_named_es
     with open(jsonl, "rb") as fh:
         record = json.loads(fh.read())
     assert record["command"] == [os.fsdecode(program)] and record["status"] == "ok"
+
+
+def test_principles_a_side_file_that_is_a_device_is_named_as_such(tmp):
+    log = tmp / "plain.log"
+    log.write_text("hello\n")
+    _one_line_usage_error(run_phasewrap(["analyze", "--dmon", "/dev/zero", str(log)]),
+                          "--dmon: /dev/zero is not a regular file")
+
+
+def test_8_plot_reads_records_from_stdin(tmp):
+    good = _golden_record()
+    proc = subprocess.run(PHASEWRAP + ["report", "-", "-o", str(tmp / "r.html")],
+                          input=(json.dumps(good) + "\n").encode(), capture_output=True, timeout=60)
+    assert proc.returncode == 0 and good["run_id"] in (tmp / "r.html").read_text(), proc.stderr

@@ -85,7 +85,8 @@ def check_regex(option: str, text: str) -> str:
 def check_input_file(option: str, path: str) -> str:
     """A file that exists and can be read."""
     if not os.path.isfile(path):
-        what = "is a directory" if os.path.isdir(path) else "does not exist"
+        what = ("is a directory" if os.path.isdir(path) else "is not a regular file" if os.path.exists(path)
+                else "does not exist")
         raise ValueError(f"{option}: {path} {what}; give the file recorded beside the run")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{option}: cannot read {path} (permission denied)")

@@ -196,6 +196,8 @@ def load_runs(inputs: Sequence[str]) -> list[RunView]:
             for name in names:
                 _check_input(os.path.join(path, name))
             found = [_view_from_capture(os.path.join(path, n)) for n in names]
+        elif path == "-":  # records on stdin (a capture is a file: it is read twice)
+            found = [_view_from_record(r, path) for r in load_records(path)]
         else:
             found = _load_file(path)
         for view in found:
