@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from typing import Iterable, Optional, Sequence
 
 from ..core.writer import show_path
@@ -19,6 +20,7 @@ from . import inputs
 from .inputs import InputError, open_input, read_lines
 
 SCHEMA_FAMILY = SCHEMA.rsplit("/", 1)[0] + "/"  # phasewrap.run/: the family whose other versions are refused
+_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that weren't UTF-8, as surrogateescape keeps them
 MAX_DEPTH = 64  # a record is 4 levels deep; a deeper value is damage, and would overflow a reader's recursion
 
 _KINDS = {"str": lambda v: isinstance(v, str), "num": lambda v: isinstance(v, (int, float)) and not isinstance(
@@ -87,6 +89,24 @@ class _TooDeep(Exception):
     pass
 
 
+def _needs_repair(value) -> bool:
+    """Whether ``value`` holds a ``_NonFinite`` or nests deeper than ``MAX_DEPTH``: one cheap pass without
+    building paths (most records hold neither), raising ``_TooDeep`` for the depth."""
+    stack = [(value, 0)]
+    found = False
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _TooDeep()
+        for item in (node.values() if type(node) is dict else node):
+            kind = type(item)
+            if kind is dict or kind is list:
+                stack.append((item, depth + 1))
+            elif kind is _NonFinite:
+                found = True
+    return found
+
+
 def _finite(value, where: list, path: str = "", depth: int = 0):
     """``value`` with each ``_NonFinite`` as None (its path and text added to ``where``); raises ``_TooDeep``
     past ``MAX_DEPTH`` levels (deeper values would overflow the readers' own recursion)."""
@@ -139,7 +159,7 @@ def check_record(value, name: str, line: int) -> tuple[Optional[dict], Optional[
         return None, "not a run record: not an object"
     where: list = []
     try:
-        record = _finite(value, where)
+        record = _finite(value, where) if _needs_repair(value) else value
     except _TooDeep:
         return None, f"nested deeper than {MAX_DEPTH} levels"
     problem = _shape_problem(record)
@@ -209,6 +229,7 @@ def _whole(text: str, name: str) -> Optional[tuple[list, list]]:
     records: list = []
     skipped: list = []
     pos, end = 0, len(text)
+    line, counted = 1, 0  # the line of ``pos``, counted incrementally (once per character, not per record)
     while True:
         while pos < end and text[pos].isspace():
             pos += 1
@@ -218,7 +239,9 @@ def _whole(text: str, name: str) -> Optional[tuple[list, list]]:
             value, next_pos = _decode(text, pos)
         except (ValueError, _TooDeep):
             return None
-        _classify(value, name, _line_of(text, pos), records, skipped)
+        line += text.count("\n", counted, pos)
+        counted = pos
+        _classify(value, name, line, records, skipped)
         pos = next_pos
 
 
@@ -228,9 +251,9 @@ def _by_line(text: str, name: str) -> tuple[list, list]:
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        bad = next((i for i, c in enumerate(line) if "\udc80" <= c <= "\udcff"), None)
+        bad = _UNDECODED.search(line)
         if bad is not None:  # a byte that is not UTF-8 (kept by surrogateescape): a record cut mid-character
-            skipped.append((number, f"not UTF-8 text at column {bad + 1}"))
+            skipped.append((number, f"not UTF-8 text at column {bad.start() + 1}"))
             continue
         try:
             value = _DECODER.decode(line)
@@ -257,7 +280,7 @@ def parse_records(text: str, name: str = "<records>") -> tuple[list[dict], list[
     if not text.strip():
         raise RecordsError(f"{name}: line 1: empty file, no run records: write some with "
                            f"`phasewrap run --jsonl {name} -- CMD`")
-    utf8 = not any("\udc80" <= c <= "\udcff" for c in text)
+    utf8 = _UNDECODED.search(text) is None
     parsed = _whole(text, name) if utf8 else None
     records, skipped = parsed if parsed is not None else _by_line(text, name)
     if not records:  # name the first line that is not UTF-8: a binary file's real cause
