@@ -63,18 +63,14 @@ def _line_of(text: str, pos: int) -> int:
 
 
 class _NonFinite:
-    """A ``NaN``/``Infinity``/``1e999`` met while decoding: read as null, with a reason in ``missing``."""
+    """A ``NaN``/``Infinity``/``-Infinity`` met while decoding: read as null, with a reason in ``missing``."""
 
     def __init__(self, text: str) -> None:
         self.text = text
 
 
-def _number(text: str):
-    value = float(text)
-    return value if math.isfinite(value) else _NonFinite(text)
-
-
-_DECODER = json.JSONDecoder(parse_float=_number, parse_constant=_NonFinite)
+_BEYOND = "a number beyond the float range"  # 1e999: the C decoder makes it inf, its text is gone
+_DECODER = json.JSONDecoder(parse_constant=_NonFinite)  # NaN/Infinity: the only calls back into Python
 
 
 def _decode(text: str, pos: int = 0):
@@ -102,7 +98,7 @@ def _needs_repair(value) -> bool:
             kind = type(item)
             if kind is dict or kind is list:
                 stack.append((item, depth + 1))
-            elif kind is _NonFinite:
+            elif kind is _NonFinite or (kind is float and not math.isfinite(item)):
                 found = True
     return found
 
@@ -112,8 +108,8 @@ def _finite(value, where: list, path: str = "", depth: int = 0):
     past ``MAX_DEPTH`` levels (deeper values would overflow the readers' own recursion)."""
     if depth > MAX_DEPTH:
         raise _TooDeep()
-    if isinstance(value, _NonFinite):
-        where.append((path, value.text))
+    if isinstance(value, _NonFinite) or (isinstance(value, float) and not math.isfinite(value)):
+        where.append((path, value.text if isinstance(value, _NonFinite) else _BEYOND))
         return None
     if isinstance(value, dict):
         return {k: _finite(v, where, f"{path}.{k}" if path else k, depth + 1) for k, v in value.items()}
