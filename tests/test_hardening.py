@@ -577,3 +577,10 @@ def test_8_plot_reads_records_from_stdin(tmp):
     proc = subprocess.run(PHASEWRAP + ["report", "-", "-o", str(tmp / "r.html")],
                           input=(json.dumps(good) + "\n").encode(), capture_output=True, timeout=60)
     assert proc.returncode == 0 and good["run_id"] in (tmp / "r.html").read_text(), proc.stderr
+
+
+@pytest.mark.parametrize("argv,needle", [(["merge", "x.jsonl", "-o", "out.txt"], "-o: 'out.txt': give a file name ending in .jsonl"),
+                                         (["report", "x.jsonl", "-o", "r.txt"], "-o: 'r.txt': give a file name ending in .html")])
+def test_principles_an_output_extension_is_one_the_readme_lists(tmp, argv, needle):
+    _one_line_usage_error(run_phasewrap(argv, cwd=tmp), needle)
+    assert os.listdir(tmp) == []

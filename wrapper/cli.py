@@ -201,7 +201,8 @@ def _add_merge(sub) -> None:
                          "status 1 when plan items are missing.",
                          epilog="example:\n  phasewrap merge results/ -o sweep.jsonl")
     mer.add_argument("inputs", nargs="+", metavar="FILE|DIR")
-    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="merged records (- for stdout)")
+    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", type=validate.suffix("-o", ".jsonl"),
+                     help="merged records (- for stdout)")
 
 
 def _add_analyze(sub) -> None:
@@ -279,7 +280,7 @@ def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
-    rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    rep.add_argument("-o", "--output", required=True, metavar="FILE.html", type=validate.suffix("-o", ".html"))
     rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
 
 

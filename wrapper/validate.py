@@ -73,6 +73,13 @@ def check_picture(option: str, path: str) -> str:
     return path
 
 
+def check_suffix(option: str, path: str, suffixes: tuple) -> str:
+    """An output file name ending in one of ``suffixes`` (as the README lists them); ``-`` (stdout) too."""
+    if path != "-" and not path.lower().endswith(suffixes):
+        raise ValueError(f"{option}: {path!r}: give a file name ending in {' or '.join(suffixes)} (or - for stdout)")
+    return path
+
+
 def check_regex(option: str, text: str) -> str:
     try:
         re.compile(text)
@@ -112,6 +119,10 @@ def url(option: str) -> Callable[[str], str]:
 
 def picture(option: str) -> Callable[[str], str]:
     return _argparse_type(check_picture, option)
+
+
+def suffix(option: str, *suffixes: str) -> Callable[[str], str]:
+    return _argparse_type(check_suffix, option, suffixes)
 
 
 def regex(option: str) -> Callable[[str], str]:
