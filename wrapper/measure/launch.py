@@ -213,9 +213,18 @@ def _processes() -> dict[int, tuple[int, str, int, int, str]]:
 
 def _our_children() -> frozenset:
     """This process's children now: before the run's orphans arrive, they are our own helpers (samplers, the
-    watchdog, a library caller's processes), never part of the run's tree."""
-    me = os.getpid()
-    return frozenset(pid for pid, (ppid, *_rest) in _processes().items() if ppid == me)
+    watchdog, a library caller's processes), never part of the run's tree. Read from each thread's
+    ``/proc/self/task/TID/children`` (a few small reads, so the first read of the child's output is not
+    delayed); a full /proc pass where the kernel lacks those files."""
+    try:
+        pids = set()
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as fh:
+                pids.update(int(p) for p in fh.read().split())
+        return frozenset(pids)
+    except OSError:
+        me = os.getpid()
+        return frozenset(pid for pid, (ppid, *_rest) in _processes().items() if ppid == me)
 
 
 def _tree(root: int, helpers: frozenset) -> list[tuple[int, str, int, int, str]]:
