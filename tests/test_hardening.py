@@ -539,9 +539,11 @@ def test_principles_option_values_are_parsed_strictly(tmp, option, value, needle
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("argv", [QUIET + ["--"], QUIET + ["--", ""], ["plan", "--"], ["plan"]])
-def test_principles_an_empty_command_is_a_usage_error(argv):
-    _one_line_usage_error(run_phasewrap(argv), "no command given")
+@pytest.mark.parametrize("argv,needle", [(QUIET + ["--"], "no command given"), (QUIET + ["--", ""], "no command given"),
+                                         (["plan", "--"], "no command given"), (["plan"], "no command given"),
+                                         (["env", "--", ""], "the command's name is empty")])
+def test_principles_an_empty_command_is_a_usage_error(argv, needle):
+    _one_line_usage_error(run_phasewrap(argv), needle)
 
 
 def test_principles_a_directory_is_not_permission_denied(tmp):

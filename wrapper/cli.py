@@ -433,6 +433,8 @@ def cmd_env(args: argparse.Namespace) -> int:
     from .measure.pagecache import model_files
 
     command = _command(args)
+    if command and not command[0]:
+        raise UsageError("phasewrap env: the command's name is empty; give -- CMD [ARGS...] or no command")
     profile = profiles.resolve("auto", command)[0] if command else None
     files = model_files(command, args.model_file) if command else list(args.model_file)
     _out(jsonl.pretty(fingerprint(command, files, profile.version_args if profile else ())))
