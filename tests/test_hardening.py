@@ -586,3 +586,9 @@ def test_8_plot_reads_records_from_stdin(tmp):
 def test_principles_an_output_extension_is_one_the_readme_lists(tmp, argv, needle):
     _one_line_usage_error(run_phasewrap(argv, cwd=tmp), needle)
     assert os.listdir(tmp) == []
+
+
+def test_principles_an_output_fifo_without_a_reader_is_named_so(tmp):
+    os.mkfifo(tmp / "out.jsonl")
+    _one_line_usage_error(run_phasewrap(QUIET + ["--jsonl", str(tmp / "out.jsonl"), "--", "true"], timeout=30),
+                          "a FIFO with no reader")

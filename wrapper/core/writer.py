@@ -14,6 +14,7 @@ Every failure is an ``OutputError`` whose one-line message names the option, the
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sys
@@ -123,7 +124,8 @@ def check_writable(option: str, path: str) -> None:
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
         except OSError as exc:
-            raise OutputPathError(f"{option}: cannot write {shown} ({exc.strerror}); choose a writable file") from None
+            why = "a FIFO with no reader" if exc.errno == errno.ENXIO else exc.strerror  # the real cause
+            raise OutputPathError(f"{option}: cannot write {shown} ({why}); choose a writable file") from None
     elif not os.path.isdir(directory):
         raise OutputPathError(f"{option}: directory {show_path(directory)} does not exist; create it or choose "
                               "another path")
