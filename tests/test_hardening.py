@@ -592,3 +592,12 @@ def test_principles_an_output_fifo_without_a_reader_is_named_so(tmp):
     os.mkfifo(tmp / "out.jsonl")
     _one_line_usage_error(run_phasewrap(QUIET + ["--jsonl", str(tmp / "out.jsonl"), "--", "true"], timeout=30),
                           "a FIFO with no reader")
+
+
+def test_4_arrays_nested_just_under_the_decoders_limit_are_skipped(tmp):
+    from wrapper.sources.records_io import read_records
+
+    path = tmp / "deep.jsonl"
+    path.write_text(json.dumps(_golden_record()) + "\n" + "[" * 990 + "]" * 990 + "\n")
+    records, skipped = read_records(str(path))
+    assert len(records) == 1 and skipped == [(2, "not a run record: a JSON array inside an array")]

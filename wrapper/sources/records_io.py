@@ -58,10 +58,6 @@ class RecordsError(UsageError):
     """The file can't be read as run records; the one-line message names the file, the line and the fix."""
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
 class _NonFinite:
     """A ``NaN``/``Infinity``/``-Infinity`` met while decoding: read as null, with a reason in ``missing``."""
 
@@ -120,9 +116,12 @@ def _finite(value, where: list, path: str = "", depth: int = 0):
 
 def _classify(value, name: str, line: int, records: list, skipped: list) -> None:
     """Put one decoded JSON value in ``records`` or ``skipped``; raise on a record of another schema version."""
-    if isinstance(value, list):
+    if isinstance(value, list):  # a JSON array of records; an array in it is no record (and may nest deep)
         for item in value:
-            _classify(item, name, line, records, skipped)
+            if isinstance(item, list):
+                skipped.append((line, "not a run record: a JSON array inside an array"))
+            else:
+                _classify(item, name, line, records, skipped)
         return
     if not isinstance(value, dict):
         skipped.append((line, f"not a run record: a JSON {type(value).__name__}, not an object"))
