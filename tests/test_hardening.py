@@ -600,4 +600,6 @@ def test_4_arrays_nested_just_under_the_decoders_limit_are_skipped(tmp):
     path = tmp / "deep.jsonl"
     path.write_text(json.dumps(_golden_record()) + "\n" + "[" * 990 + "]" * 990 + "\n")
     records, skipped = read_records(str(path))
-    assert len(records) == 1 and skipped == [(2, "not a run record: a JSON array inside an array")]
+    # which of the two reasons depends on how deep the caller's stack already is; either way, no RecursionError
+    assert len(records) == 1 and skipped in ([(2, "not a run record: a JSON array inside an array")],
+                                             [(2, "nested deeper than 64 levels")])
