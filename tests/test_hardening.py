@@ -143,10 +143,18 @@ def _golden_record() -> dict:
 
 
 def _cli(capfd, *argv) -> tuple[int, str, str]:
-    """``phasewrap ARGV`` in this process (the readers are what is tested, not the start-up)."""
+    """``phasewrap ARGV`` in this process (the readers are what is tested, not the start-up); the CLI's hold on
+    the ``phasewrap`` logger is undone after, so later tests still see its records."""
+    import logging
+
     from wrapper import cli
 
-    code = cli.main(list(argv))
+    logger = logging.getLogger("phasewrap")
+    saved = (list(logger.handlers), logger.propagate, logger.level)
+    try:
+        code = cli.main(list(argv))
+    finally:
+        logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
     out, err = capfd.readouterr()
     return code, out, err
 
