@@ -106,6 +106,8 @@ def main() -> int:
     p.add_argument("--stall-s", type=float, default=0.3, help="length of each --stall-before pause")
     p.add_argument("--reasoning-s", type=float, default=0.0,
                    help="think first for this long: reasoning_content deltas (openai), <think> … </think> (llama)")
+    p.add_argument("--sigterm", choices=("stop", "default"), default="stop",
+                   help="stop: SIGTERM ends serve_forever and exits 0; default: SIGTERM's default action (killed)")
     p.add_argument("--stamps-file", metavar="FILE",
                    help="after each request write own monotonic stamps (first event, first answer event) as JSON")
     a = p.parse_args()
@@ -114,7 +116,8 @@ def main() -> int:
     time.sleep(a.load_s)
     server = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(a.ttft_s, a.interval_s, stall_before, a.stall_s, a.reasoning_s,
                                                                    a.stamps_file))
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    if a.sigterm == "stop":
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     sys.stderr.write(f"standin-server: listening on http://127.0.0.1:{server.server_address[1]}\n")
     sys.stderr.flush()
     try:

@@ -74,8 +74,8 @@ for call in (lambda: phasewrap.run(["no-such-program-here"]), lambda: phasewrap.
         "UsageError | phasewrap run: --ready: invalid regex '(' (missing ), unterminated subpattern at position 0); "
         "fix the pattern or quote it for the shell",
         "UsageError | phasewrap run: runs must be a whole number >= 1, got 0",
-        "UsageError | phasewrap analyze: missing.log: no such file or folder",
-        "UsageError | missing.jsonl: no such file or folder",
+        "UsageError | phasewrap analyze: missing.log: no such file or directory",
+        "UsageError | missing.jsonl: no such file or directory",
     ]
 
 
@@ -105,7 +105,7 @@ def test_readme_library_examples_run(tmp):
     assert lines[2] == "exit status: 0"
     assert lines[-2] == ("could not start: no-such-program-here: command not found; check the name or give its "
                          "full path")
-    assert lines[-1] == "phasewrap analyze: no-such-file.log: no such file or folder"
+    assert lines[-1] == "phasewrap analyze: no-such-file.log: no such file or directory"
     assert len(open(tmp / "runs.jsonl").read().splitlines()) == 2
     assert len(os.listdir(tmp / "caps")) == 2
 

@@ -1,5 +1,4 @@
 """Faults from the hardening issue: each ends with a complete record and no process left behind."""
-import json
 import signal
 import subprocess
 import sys

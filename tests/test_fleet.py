@@ -196,7 +196,7 @@ def test_merge_of_nothing_is_a_usage_error(tmp):
     proc = run_phasewrap(["merge", str(tmp / "empty"), "-o", str(tmp / "m.jsonl")])
     assert proc.returncode == 2 and b"no run records found" in proc.stderr
     proc = run_phasewrap(["merge", str(tmp / "nope"), "-o", str(tmp / "m.jsonl")])
-    assert proc.returncode == 2 and b"no such file or folder" in proc.stderr
+    assert proc.returncode == 2 and b"no such file or directory" in proc.stderr
 
 
 def _host_records(tmp):

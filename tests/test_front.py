@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import PHASEWRAP, ROOT, STANDIN, fixture, run_phasewrap
+from tests.conftest import ROOT, STANDIN, fixture, run_phasewrap
 from wrapper.present import style
 
 QUICK = ["--ready", "model loaded"]

@@ -101,7 +101,7 @@ def test_unknown_schema_version_is_an_error_naming_the_line(tmp_path):
 
 
 def test_missing_and_binary_files(tmp_path):
-    with pytest.raises(RecordsError, match=r"nope\.jsonl: can't read: No such file or directory"):
+    with pytest.raises(RecordsError, match=r"nope\.jsonl: no such file or directory"):
         read_records(str(tmp_path / "nope.jsonl"))
     binary = tmp_path / "model.gguf"
     binary.write_bytes(b"GGUF\n\xff\xfe\x00")

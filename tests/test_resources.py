@@ -1,5 +1,4 @@
 """Per-phase resources of real runs through the CLI (the samplers' own tests live in test_sampling_*)."""
-import json
 import shutil
 
 import pytest

@@ -262,6 +262,8 @@ def env(command: Sequence[str] = (), *, model_files: Sequence[str] = ()) -> dict
     from .model import profiles
 
     command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    if command and not command[0]:
+        raise UsageError("phasewrap env: the command's name is empty; give -- CMD [ARGS...] or no command")
     profile = profiles.resolve("auto", command)[0] if command else None
     files = files_of(command, list(model_files)) if command else list(model_files)
     return fingerprint(command, files, profile.version_args if profile else ())
@@ -427,6 +429,8 @@ def plan(command: Sequence[str], *, sweep=None, runs: int = 1, shards: int = 1) 
     from .method.session import variants
 
     command = list(command[1:] if list(command[:1]) == ["--"] else command)
+    if not command or not command[0]:
+        raise UsageError("phasewrap plan: no command given; usage: phasewrap plan [options] -- CMD [ARGS...]")
     try:
         combos = variants(command, _sweeps(sweep))
     except ValueError as exc:

@@ -17,6 +17,7 @@ from .errors import GpuBusy, StartError, UsageError
 from .present import style
 from .present.export import csvlog, jsonl, summary
 from .core.writer import show_path
+from .core.safe import terminal
 from .derive.markers import ANY
 
 EXIT_USAGE = 2
@@ -85,7 +86,7 @@ def _number(option: str, convert=int, minimum=1, above=False):
 
     def parse(text: str):
         try:
-            value = convert(text)
+            value = validate.parse_number(convert, text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{option} expects {what}, got {text!r}") from None
         if value < minimum or (above and value == minimum):
@@ -277,7 +278,8 @@ def _add_merge(sub) -> None:
                          "status 1 when plan items are missing.",
                          epilog="example:\n  phasewrap merge results/ -o sweep.jsonl")
     mer.add_argument("inputs", nargs="+", metavar="FILE|DIR")
-    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="merged records (- for stdout)")
+    mer.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", type=validate.suffix("-o", ".jsonl"),
+                     help="merged records (- for stdout)")
 
 
 def _add_analyze(sub) -> None:
@@ -364,7 +366,7 @@ def _add_report(sub) -> None:
     rep = sub.add_parser("report", help="one self-contained HTML file: tables, diagnosis, environment, timeline",
                          epilog="example: phasewrap report caps/ runs.jsonl -o report.html")
     rep.add_argument("inputs", nargs="+", metavar="INPUT", help="capture files/directories or records files")
-    rep.add_argument("-o", "--output", required=True, metavar="FILE.html")
+    rep.add_argument("-o", "--output", required=True, metavar="FILE.html", type=validate.suffix("-o", ".html"))
     rep.add_argument("--by", choices=("host",), help="host: add the by-host table (medians, outliers) on top")
     rep.add_argument("--trace", metavar="FILE.json", help="also write the runs as a Chrome trace-event / Perfetto file")
 
@@ -463,8 +465,10 @@ def _command(args: argparse.Namespace) -> list:
 
 
 def _out(text: str) -> None:
+    """``text`` on stdout, and ``_err`` on stderr: the one door to the terminal, so text from the child, a log
+    or the environment is made safe there (``safe.terminal``)."""
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal(text))
         sys.stdout.flush()
     except BrokenPipeError:
         _err("phasewrap: stdout closed; output not printed")
@@ -472,7 +476,7 @@ def _out(text: str) -> None:
 
 def _err(text: str) -> None:
     try:
-        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.write(terminal(text if text.endswith("\n") else text + "\n"))
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass

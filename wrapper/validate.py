@@ -19,11 +19,26 @@ MAX_INTERVAL_S = 60.0  # sampling less often than once a minute sees nothing of 
 PICTURE_SUFFIXES = (".png", ".svg", ".html")
 
 
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan")
+
+
+def parse_number(convert, text: str):
+    """``int(text)`` or ``float(text)``, strictly as documented: ASCII digits only (Python's own parsers also
+    take ``"١"``, ``" 3"`` and ``"1_0"``); a float may be written ``inf``/``nan`` (refused later as not finite).
+    Raises ValueError."""
+    pattern = _INT if convert is int else _DECIMAL
+    if not (pattern.fullmatch(text) or (convert is float and text.lower() in _NON_FINITE)):
+        raise ValueError(f"not an ASCII number: {text!r}")
+    return convert(text)
+
+
 def check_seconds(option: str, value, maximum: float) -> float:
     """A finite number of seconds, > 0 and <= ``maximum``."""
     if isinstance(value, str):
         try:
-            value = float(value)
+            value = parse_number(float, value)
         except ValueError:
             raise ValueError(f"{option} expects seconds, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -34,7 +49,7 @@ def check_seconds(option: str, value, maximum: float) -> float:
 
 
 def check_url(option: str, text: str) -> str:
-    """An ``http://HOST[:PORT][/PATH]`` base URL."""
+    """An ``http://HOST:PORT[/PATH]`` base URL: a host and a port, as documented."""
     try:
         parts = urlsplit(text)
         port = parts.port  # raises ValueError for a port out of range or not a number
@@ -42,7 +57,8 @@ def check_url(option: str, text: str) -> str:
         raise ValueError(f"{option}: {text!r} is not a URL ({exc}); give http://HOST:PORT") from None
     if parts.scheme != "http" or not parts.hostname:
         raise ValueError(f"{option}: {text!r} is not an http://HOST:PORT URL (https is not supported)")
-    del port
+    if port is None:
+        raise ValueError(f"{option}: {text!r} has no port; give http://HOST:PORT")
     return text
 
 
@@ -54,6 +70,13 @@ def check_picture(option: str, path: str) -> str:
     if suffix not in PICTURE_SUFFIXES:
         raise ValueError(f"{option}: {path!r}: unknown picture format {suffix or '(no suffix)'!r}; use a file "
                          "name ending in .png, .svg or .html")
+    return path
+
+
+def check_suffix(option: str, path: str, suffixes: tuple) -> str:
+    """An output file name ending in one of ``suffixes`` (as the README lists them); ``-`` (stdout) too."""
+    if path != "-" and not path.lower().endswith(suffixes):
+        raise ValueError(f"{option}: {path!r}: give a file name ending in {' or '.join(suffixes)} (or - for stdout)")
     return path
 
 
@@ -69,7 +92,8 @@ def check_regex(option: str, text: str) -> str:
 def check_input_file(option: str, path: str) -> str:
     """A file that exists and can be read."""
     if not os.path.isfile(path):
-        what = "is a directory" if os.path.isdir(path) else "does not exist"
+        what = ("is a directory" if os.path.isdir(path) else "is not a regular file" if os.path.exists(path)
+                else "does not exist")
         raise ValueError(f"{option}: {path} {what}; give the file recorded beside the run")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{option}: cannot read {path} (permission denied)")
@@ -95,6 +119,10 @@ def url(option: str) -> Callable[[str], str]:
 
 def picture(option: str) -> Callable[[str], str]:
     return _argparse_type(check_picture, option)
+
+
+def suffix(option: str, *suffixes: str) -> Callable[[str], str]:
+    return _argparse_type(check_suffix, option, suffixes)
 
 
 def regex(option: str) -> Callable[[str], str]:

@@ -2,7 +2,9 @@
 CSV cell. Every presenter goes through these; the record (JSON) keeps the exact text.
 
 - ``terminal``: ANSI/OSC escape sequences removed; every other C0 control but newline and tab, DEL and the C1
-  controls (U+0080–U+009F, e.g. the 8-bit CSI ``\\x9b`` and OSC ``\\x9d``) shown as ``\\xNN``.
+  controls (U+0080–U+009F, e.g. the 8-bit CSI ``\\x9b`` and OSC ``\\x9d``) shown as ``\\xNN``, and so are bytes
+  that weren't UTF-8 (a file name in another encoding).
+- ``json_text``: JSON whose strings hold such characters as ``\\uXXXX`` escapes (the exact text, safe to print).
 - ``path_component``: a placeholder value (``{host}``, ``{sweep_id}``) as one safe file-name component.
 - ``csv_cell``: a cell that a spreadsheet won't run as a formula (OWASP's advice: a leading ``'``).
 """
@@ -13,6 +15,8 @@ import re
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ST), and two-character escapes (ESC @ … _)
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNDECODED = re.compile(r"[\udc80-\udcff]")  # bytes that weren't UTF-8, as Python keeps them (surrogateescape)
+_JSON_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff]")  # what json.dumps(ensure_ascii=False) leaves unescaped
 _PATH_BAD = re.compile(r"[^A-Za-z0-9._+-]")
 PATH_COMPONENT_CHARS = 100
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -26,7 +30,15 @@ def strip_ansi(text: str) -> str:
 def terminal(text: str) -> str:
     """``text`` that can't move the cursor, retitle the window, ring or erase: escapes removed, other controls
     (but newline and tab) shown as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", ANSI.sub("", text))
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", ANSI.sub("", text))
+    return _UNDECODED.sub(lambda m: f"\\x{ord(m.group()) - 0xdc00:02x}", text)
+
+
+def json_text(text: str) -> str:
+    """JSON text (from ``json.dumps(ensure_ascii=False)``) with DEL, the C1 controls and lone surrogates (a file
+    name's bytes that aren't UTF-8) written as ``\\uXXXX`` escapes: still the exact string to a JSON reader, and
+    valid UTF-8 that no terminal obeys. They can only occur inside JSON strings, so the escape is always valid."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def one_line(text: str) -> str:

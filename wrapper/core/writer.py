@@ -14,6 +14,7 @@ Every failure is an ``OutputError`` whose one-line message names the option, the
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sys
@@ -106,8 +107,8 @@ def write_whole(fd: int, data: bytes, size: int) -> None:
 def check_writable(option: str, path: str) -> None:
     """Fail early, with the fix, when ``path`` can't be written (its directory may not exist yet).
 
-    An existing file is opened for writing (nothing is written): permission bits alone say nothing for root,
-    or for files like /proc/version that refuse writes.
+    An existing file is opened for append (nothing is written); a new one is created and removed again:
+    permission bits alone say nothing for root, or for /proc, which refuses new files.
     """
     if path == STDOUT:
         return
@@ -123,13 +124,27 @@ def check_writable(option: str, path: str) -> None:
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
         except OSError as exc:
-            raise OutputPathError(f"{option}: cannot write {shown} ({exc.strerror}); choose a writable file") from None
+            why = "a FIFO with no reader" if exc.errno == errno.ENXIO else exc.strerror  # the real cause
+            raise OutputPathError(f"{option}: cannot write {shown} ({why}); choose a writable file") from None
     elif not os.path.isdir(directory):
         raise OutputPathError(f"{option}: directory {show_path(directory)} does not exist; create it or choose "
                               "another path")
-    elif not os.access(directory, os.W_OK):
-        raise OutputPathError(f"{option}: cannot create files in {show_path(directory)} (permission denied or a "
-                              "read-only file system); choose another path")
+    else:
+        _try_create(option, path)
+
+
+def _try_create(option: str, path: str) -> None:
+    """Create ``path`` for append and remove it again: permission bits don't tell (root, /proc, a read-only
+    mount, a full quota), only the open does."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_NOCTTY, 0o666)
+    except FileExistsError:
+        return  # made meanwhile by another writer: appending to it is what we do anyway
+    except OSError as exc:
+        raise OutputPathError(f"{option}: cannot write {show_path(path)} ({exc.strerror}); choose another "
+                              "path") from None
+    os.close(fd)
+    os.unlink(path)
 
 
 def append_locked(path: str, make_text: Callable[[Optional[str]], str], option: Optional[str] = None) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from .aggregate import aggregate, reading_index
+from ..core.safe import strip_ansi
 from ..model.events import Chunk, Marker, Sample
 
 MIN_STEP_S = 0.020  # a step shorter than max(this, MIN_STEP_SHARE × load) merges into the next one
@@ -36,7 +37,6 @@ _BOUNDARY_SLACK_NS = 50_000_000
 _MIB = 1048576
 _CPU_SOURCES = ("psutil", "pidstat")
 _GPU_SOURCES = ("nvml", "query-gpu", "dmon")
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _BAR = re.compile(r"\|[^|]*\|.*$")  # a tqdm bar and its counters after the percentage
 # A line that reports work done names the step it closes; one that announces work names the step it opens.
@@ -152,7 +152,7 @@ def lines_of(chunks: Iterable[Chunk]) -> list[Line]:
 
 def _last_segment(line: str) -> str:
     for segment in reversed(line.split("\r")):
-        segment = _ANSI.sub("", segment).strip()
+        segment = strip_ansi(segment).strip()
         if segment:
             return segment[:TEXT_CHARS * 2]
     return ""

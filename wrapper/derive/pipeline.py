@@ -110,8 +110,8 @@ class Prepared:
 
 def prepare(config: RunConfig) -> Prepared:
     """Resolve the profile and compile markers; raises ValueError naming the bad option."""
-    if not config.command:
-        raise ValueError("no command given; usage: phasewrap run [options] -- CMD [ARGS...]")
+    if not config.command or not config.command[0]:
+        raise ValueError("no command given (or an empty name); usage: phasewrap run [options] -- CMD [ARGS...]")
     profile, candidates = _profiles.resolve(config.profile, config.command)
     ready, ready_optional = None, False
     if config.ready is not None:

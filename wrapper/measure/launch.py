@@ -18,6 +18,7 @@ import tty
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from ..core.writer import show_path
 from ..errors import StartError
 from ..model.events import ERR, OUT, Chunk
 from .signals import SignalGuard
@@ -59,12 +60,21 @@ class LaunchResult:
     leftover_killed: int = 0
     drain_timed_out: bool = False
     passthrough_closed: list = field(default_factory=list)
-    escaped: list = field(default_factory=list)  # [(pid, name)] that left the group with setsid, still running
+    escaped: list = field(default_factory=list)  # [(pid, name)] that left the session with setsid, still running
+    moved: list = field(default_factory=list)  # [(pid, name, pgid)] still running in another group: stopped
 
     @property
     def exit_status(self) -> int:
         """The shell convention: the child's code, or 128+N when signal N ended it."""
         return 128 + self.signal if self.signal else self.returncode
+
+    @property
+    def run_status(self) -> int:
+        """What the run exits with: ``exit_status``, but 0 for a server phasewrap itself stopped (after its
+        request) that died of phasewrap's SIGTERM or SIGKILL: that is not the server failing on its own."""
+        if self.stop_reason is not None and self.signal in (signal.SIGTERM, signal.SIGKILL):
+            return 0
+        return self.exit_status
 
 
 class Control:
@@ -144,11 +154,13 @@ def _spawn(argv: Sequence[str], opts: LaunchOptions, out_w: int, err_w: int) -> 
             preexec_fn=lambda: _child_setup(parent),
         )
     except FileNotFoundError:
-        raise StartError(f"{argv[0]}: command not found; check the name or give its full path") from None
+        raise StartError(f"{show_path(argv[0])}: command not found; check the name or give its full path") from None
     except PermissionError:
-        raise StartError(f"{argv[0]}: permission denied; is it executable (chmod +x)?") from None
+        if os.path.isdir(argv[0]):  # execve says EACCES for a directory: name the real cause
+            raise StartError(f"{show_path(argv[0])}: is a directory, not a program; give the program's path") from None
+        raise StartError(f"{show_path(argv[0])}: permission denied; is it executable (chmod +x)?") from None
     except OSError as exc:
-        raise StartError(f"{argv[0]}: cannot start ({exc.strerror})") from None
+        raise StartError(f"{show_path(argv[0])}: cannot start ({exc.strerror})") from None
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -163,7 +175,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
-    _reap_orphans(pgid)  # a stopped orphan of the group is our zombie until reaped, and would count as alive
+    _reap_orphans(pgid, group=pgid)  # a stopped orphan of the group is our zombie until reaped, and would count as alive
     try:
         os.killpg(pgid, 0)
         return True
@@ -183,40 +195,113 @@ def _count_group(pgid: int) -> int:
     return count
 
 
-def _our_orphans() -> list[tuple[int, str, int, int, str]]:
-    """Processes reparented to us (we are a subreaper): (pid, name, pgid, sid, state)."""
-    me = str(os.getpid())
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
+def _processes() -> dict[int, tuple[int, str, int, int, str]]:
+    """Every process: pid → (ppid, name, pgid, sid, state), from one pass over /proc."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as fh:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
                     raw = fh.read().decode("utf-8", "replace")
             except OSError:
                 continue
             fields = raw[raw.rindex(")") + 2:].split()
-            if fields[1] == me:
-                out.append((int(name), raw[raw.index("(") + 1:raw.rindex(")")], int(fields[2]), int(fields[3]),
-                            fields[0]))
+            out[int(entry)] = (int(fields[1]), raw[raw.index("(") + 1:raw.rindex(")")], int(fields[2]),
+                               int(fields[3]), fields[0])
     return out
 
 
-def _escaped_daemons(pgid: int) -> list[tuple[int, str]]:
-    """The child's descendants still running in a session of their own (setsid): out of reach of the group
-    kill, so they are named rather than stopped."""
-    own_sid = os.getsid(0)
-    return [(pid, name) for pid, name, group, sid, state in _our_orphans()
-            if sid != own_sid and group != pgid and pid != pgid and state != "Z"]
+def _our_children() -> frozenset:
+    """This process's children now: before the run's orphans arrive, they are our own helpers (samplers, the
+    watchdog, a library caller's processes), never part of the run's tree. Read from each thread's
+    ``/proc/self/task/TID/children`` (a few small reads, so the first read of the child's output is not
+    delayed); a full /proc pass where the kernel lacks those files."""
+    try:
+        pids = set()
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as fh:
+                pids.update(int(p) for p in fh.read().split())
+        return frozenset(pids)
+    except OSError:
+        me = os.getpid()
+        return frozenset(pid for pid, (ppid, *_rest) in _processes().items() if ppid == me)
 
 
-def _reap_orphans(pgid: int) -> None:
-    """Wait for the reparented members of the child's group we just stopped (they are ours to reap now)."""
-    for pid, _name, group, _sid, _state in _our_orphans():
-        if group == pgid and pid != pgid:
+def _tree(root: int, helpers: frozenset) -> list[tuple[int, str, int, int, str]]:
+    """The run's process tree, wherever its members moved: ``root`` and its descendants, and the orphans of
+    the tree that we (a subreaper) adopted, with theirs: [(pid, name, pgid, sid, state)], root excluded."""
+    procs = _processes()
+    me = os.getpid()
+    kids: dict[int, list[int]] = {}
+    for pid, (ppid, *_rest) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    todo = [root] + [pid for pid in kids.get(me, []) if pid != root and pid not in helpers]
+    seen: set = set()
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            todo.extend(kids.get(pid, []))
+    seen.discard(root)
+    return [(pid, *procs[pid][1:]) for pid in sorted(seen) if pid in procs]
+
+
+def _strays(root: int, pgid: int, helpers: frozenset) -> list[tuple[int, str, int, int, str]]:
+    """Live members of the run's tree outside the child's process group (a group kill misses them)."""
+    return [p for p in _tree(root, helpers) if p[2] != pgid and p[4] != "Z"]
+
+
+def _reap_orphans(root: int, helpers: frozenset = frozenset(), group: Optional[int] = None) -> None:
+    """Wait for the run's zombies that we adopted (of ``group`` only, if given): they are ours to reap now;
+    helpers and the child itself are waited for by their owners."""
+    me = os.getpid()
+    for pid, (ppid, _name, pgid, _sid, state) in _processes().items():
+        if ppid == me and state == "Z" and pid != root and pid not in helpers and group in (None, pgid):
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _kill_each(pids, sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _signal_strays(root: int, pgid: int, helpers: frozenset, sig: int) -> None:
+    """``sig`` to the direct child (it may have left its group) and to every member of the run's tree that
+    moved to another group of our session; a daemon that left the session (setsid) is left alone."""
+    own_sid = os.getsid(0)
+    _kill_each([root] + [pid for pid, _n, _g, sid, _s in _strays(root, pgid, helpers) if sid == own_sid], sig)
+
+
+def _stop_strays(root: int, pgid: int, helpers: frozenset, grace_s: float) -> tuple[list, list]:
+    """At the end: ([(pid, name)] that left the session with setsid: named, not stopped; [(pid, name, pgid)]
+    still running in another group of our session: named and stopped, SIGTERM then SIGKILL after grace_s)."""
+    own_sid = os.getsid(0)
+    strays = _strays(root, pgid, helpers)
+    escaped = [(pid, name) for pid, name, _g, sid, _s in strays if sid != own_sid]
+    moved = [(pid, name, group) for pid, name, group, sid, _s in strays if sid == own_sid]
+    left = {pid for pid, _n, _g in moved}
+    _kill_each(left, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        _reap_orphans(root, helpers)
+        left = {pid for pid in left if _alive(pid)}
+    _kill_each(left, signal.SIGKILL)
+    return escaped, moved
 
 
 class _Watchdog:
@@ -471,9 +556,11 @@ def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals
     state = {"signal": None, "timeout": False}
     exit_ns: Optional[int] = None
     stop_reason = None
+    helpers = _our_children() - {proc.pid}  # one /proc pass per run, before any orphan of the run can arrive
 
     def term(sig: int = signal.SIGTERM) -> None:
         _signal_group(pgid, sig)
+        _signal_strays(proc.pid, pgid, helpers, sig)  # the tree outside the group: only when stopping, rare
         deadlines.term_sent(clock())
 
     for sig in signals.take():  # a signal that came while the child was being started
@@ -511,12 +598,13 @@ def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals
             term()
         if deadlines.kill_due(now) and exit_ns is None:
             _signal_group(pgid, signal.SIGKILL)
+            _signal_strays(proc.pid, pgid, helpers, signal.SIGKILL)
         if deadlines.drain_over(now) and streams.open:
             break
     drain_timed_out = bool(streams.open)
     streams.close()
     sel.close()
-    escaped = _escaped_daemons(pgid)
+    escaped, moved = _stop_strays(proc.pid, pgid, helpers, 1.0)
     leftover = _kill_group(pgid, 1.0)
     return LaunchResult(
         pid=proc.pid,
@@ -532,6 +620,7 @@ def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals
         drain_timed_out=drain_timed_out,
         passthrough_closed=streams.closed_passthrough,
         escaped=escaped,
+        moved=moved,
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from ..errors import UsageError
+from ..core.safe import path_component
 
 PLACEHOLDERS = ("host", "shard", "sweep_id", "run_id")
 _PLACEHOLDER = re.compile(r"\{(host|shard|sweep_id|run_id)\}")
@@ -82,7 +83,7 @@ def parse_shard(text: str, shards: Optional[int], env: Mapping[str, str]) -> Sha
     ``--shards N``. Raises ShardError naming the variables when none is set.
     """
     if text != "auto":
-        m = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+        m = re.fullmatch(r"([0-9]+)/([0-9]+)", text)  # ASCII digits only: int() would take "٣" and " 3"
         if not m:
             raise ShardError(f"--shard: expected I/N (e.g. 0/4) or auto, got {text!r}")
         index, count = int(m.group(1)), int(m.group(2))
@@ -108,13 +109,10 @@ def parse_shard(text: str, shards: Optional[int], env: Mapping[str, str]) -> Sha
 
 
 def _int(env: Mapping[str, str], name: str) -> int:
-    try:
-        value = int(env[name])
-    except (KeyError, ValueError):
-        raise ShardError(f"--shard auto: {name}={env.get(name)!r} is not a whole number") from None
-    if value < 0:
-        raise ShardError(f"--shard auto: {name}={value} is negative")
-    return value
+    text = env.get(name)
+    if text is None or not re.fullmatch(r"[0-9]+", text):  # int() would take "+1", " 1", "1_0" and "١"
+        raise ShardError(f"--shard auto: {name}={text!r} is not a whole number (ASCII digits)")
+    return int(text)
 
 
 def _slurm(env: Mapping[str, str]) -> Shard:
@@ -158,11 +156,14 @@ def placeholders_in(path: Optional[str]) -> set:
     return set(_PLACEHOLDER.findall(path or ""))
 
 
-def expand(path: str, fleet: Mapping, run_id: str) -> str:
-    """``path`` with ``{host}``, ``{shard}``, ``{sweep_id}`` and ``{run_id}`` filled in (other braces kept)."""
+def expand(path: str, fleet: Mapping, run_id: Optional[str]) -> str:
+    """``path`` with ``{host}``, ``{shard}``, ``{sweep_id}`` and ``{run_id}`` filled in (other braces kept;
+    ``run_id=None`` keeps ``{run_id}``). Each value is one file-name component (``safe.path_component``): a
+    scheduler's ``JOB_NAME=../../x`` or a host name with ``/`` never reaches outside the directory named."""
     values = {"host": fleet.get("host") or "unknown-host", "shard": str(fleet.get("shard", 0)),
               "sweep_id": fleet.get("sweep_id") or "", "run_id": run_id}
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], path)
+    return _PLACEHOLDER.sub(lambda m: m.group() if values[m.group(1)] is None else path_component(values[m.group(1)]),
+                            path)
 
 
 def setup(shard_text: Optional[str], shards: Optional[int], sweep_id: Optional[str], variant_count: int,

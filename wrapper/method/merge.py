@@ -29,13 +29,14 @@ class Merged:
 
 def record_files(paths: Sequence[str]) -> list[str]:
     """The files named, and the capture and record files under the folders named, in sorted order
-    (``sources.reader.expand``). A path that doesn't exist raises RecordsError."""
+    (``sources.reader.expand``: FIFOs, devices and dangling symlinks refused by name). A path that doesn't exist
+    raises RecordsError."""
     from ..sources import reader
 
     try:
         return reader.expand(paths, allow_empty_folders=True)
     except reader.InputError as exc:
-        raise RecordsError(f"phasewrap merge: {exc}") from None
+        raise RecordsError(f"phasewrap merge: {exc}; name record files or the directories that hold them") from None
 
 
 def collect(paths: Sequence[str]) -> tuple[list[tuple[str, list]], list[str]]:

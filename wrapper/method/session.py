@@ -177,7 +177,7 @@ def _one_run(cfg: SessionConfig, prep, make_samplers, signals, extra: dict, keep
     if cfg.capture_dir_for is not None:
         prep = dataclasses.replace(prep, config=dataclasses.replace(prep.config, capture_dir=cfg.capture_dir_for(run_id)))
     record, result = execute(prep, samplers=make_samplers(), extra=extra, run_id=run_id, signals=signals, keep=keep)
-    status = result.exit_status
+    status = result.run_status  # a server phasewrap stopped after its request: 0 unless it failed on its own
     return record, 1 if status == 0 and record["status"] == "failed" else status
 
 

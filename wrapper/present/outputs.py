@@ -51,10 +51,10 @@ class RunOutputs:
         """The capture folder to check before the start; sets ``capture_dir_for`` for a per-run template."""
         if not (capture_dir and placeholders_in(capture_dir)):
             return capture_dir
-        template = expand(capture_dir, self._fleet, "{run_id}")
+        template = expand(capture_dir, self._fleet, None)  # {run_id} kept, filled per run
 
         def capture_dir_for(run_id: str) -> str:
-            path = template.replace("{run_id}", run_id)
+            path = expand(template, self._fleet, run_id)
             os.makedirs(path, exist_ok=True)
             return path
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import math
 import os
 import re
 import shlex
@@ -23,7 +25,10 @@ from typing import Callable, Iterable, Optional
 
 from ..derive import frameworks
 from ..errors import UsageError
+from . import inputs
 from .capture import SUFFIX, Capture, CaptureError, read_capture
+from .inputs import open_input, read_lines
+from ..core.writer import show_path
 from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, burst_warning, detected_profile, facts_from,
@@ -88,6 +93,23 @@ def _from_capture(cap: Capture) -> Observed:
     return obs
 
 
+def _seconds(value) -> bool:
+    """A time in a recording: a finite number (not a bool, not NaN, not 1e999)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check_header(path: str, header: dict, checks: dict) -> None:
+    """Each header key present (and not null) passes its check, or one line naming it."""
+    for key, check in checks.items():
+        if header.get(key) is not None and not check(header[key]):
+            raise AnalyzeError(f"{path}:1: header {key} is {header[key]!r}, not what the format says; the file "
+                               "is damaged")
+
+
 def _from_events(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Observed:
     """The ``[t_s, stream, text]`` events format (one JSON array per chunk, seconds since launch)."""
     chunks, end_ns, exit_info = [], None, None
@@ -96,12 +118,17 @@ def _from_events(path: str, lines: Iterable[tuple[int, str]], header: dict) -> O
             continue
         try:
             obj = json.loads(line)
-        except ValueError:
-            raise AnalyzeError(f"{path}:{number}: not JSON; expected a [t_s, \"out\"|\"err\", text] event") from None
-        if isinstance(obj, list) and len(obj) == 3:
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, list) and len(obj) == 3 and _seconds(obj[0]) and obj[1] in ("out", "err") \
+                and isinstance(obj[2], str):
             chunks.append(Chunk(round(obj[0] * 1e9), obj[1], obj[2].encode("utf-8", "surrogateescape")))
-        elif isinstance(obj, dict) and "t_end" in obj:
+        elif isinstance(obj, dict) and "t_end" in obj and _seconds(obj["t_end"]):
             end_ns, exit_info = round(obj["t_end"] * 1e9), {"exit_code": obj.get("rc"), "status": None}
+        elif not isinstance(obj, dict) or "t_end" in obj:
+            raise AnalyzeError(f"{path}:{number}: not an event: expected [t_s, \"out\"|\"err\", text] or "
+                               "{\"t_end\": t_s, \"rc\": code}; the file is damaged")
+    _check_header(path, header, {"wall_start": _seconds, "cmd": _strings})
     wall = header.get("wall_start")
     return Observed(source=path, kind="events", chunks=chunks, t0_ns=0,
                     wall_anchor=None if wall is None else (round(wall * 1e9), 0), command=list(header.get("cmd") or []),
@@ -126,11 +153,14 @@ def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Obs
             continue
         try:
             t_s, code, data = json.loads(line)
-        except (ValueError, TypeError):
+            if not (_seconds(t_s) and isinstance(code, str) and isinstance(data, str)):
+                raise ValueError(line)
+        except (ValueError, TypeError, RecursionError):
             raise AnalyzeError(f"{path}:{number}: not an asciinema v2 event ([time, code, data])") from None
-        last = round(float(t_s) * 1e9)
+        last = round(t_s * 1e9)
         if code == "o":
             chunks.append(Chunk(last, OUT, data.encode("utf-8", "surrogateescape")))
+    _check_header(path, header, {"timestamp": _seconds})
     wall = header.get("timestamp")
     command = header.get("command")
     return Observed(source=path, kind="asciinema", chunks=chunks, t0_ns=0,
@@ -238,10 +268,14 @@ def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
 
 def _read_text_lines(path: str) -> list:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        with open_input(path) as fh:
+            lines, too_long = read_lines(fh)
     except OSError as exc:
         raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    for number in too_long:
+        logging.getLogger("phasewrap").warning("%s: line %d skipped: longer than %d bytes", show_path(path), number,
+                                               inputs.MAX_LINE_BYTES)
+    data = b"".join(lines)
     if b"\x00" in data[:SNIFF_BYTES]:
         raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
                            "phasewrap captures")

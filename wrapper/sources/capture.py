@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
@@ -26,6 +27,8 @@ from typing import Iterator, Optional
 from ..errors import UsageError
 from ..model.events import Chunk, Sample
 from ..core.writer import show_path, write_whole
+from .inputs import open_input, read_lines
+from .records_io import check_record
 
 SCHEMA = "phasewrap.capture/1"
 SUFFIX = ".capture.jsonl"
@@ -113,9 +116,59 @@ class Capture:
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, str]]:
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            yield number, raw.decode("utf-8", "surrogateescape")
+    """(number, text) of each line; a line past ``inputs.MAX_LINE_BYTES`` comes as an empty one (skipped)."""
+    with open_input(path) as fh:
+        lines, _too_long = read_lines(fh)
+    for number, raw in enumerate(lines, 1):
+        yield number, raw.decode("utf-8", "surrogateescape")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _header_problem(header: dict) -> Optional[str]:
+    """Why a capture header can't place the run on a clock; None if it can."""
+    if not _is_int(header.get("t0_monotonic_ns")):
+        return f"t0_monotonic_ns is {header.get('t0_monotonic_ns')!r}, not whole nanoseconds"
+    wall = header.get("wall_t0_s")
+    if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not math.isfinite(wall):
+        return f"wall_t0_s is {wall!r}, not a finite number of seconds"
+    command = header.get("command")
+    if command is not None and not (isinstance(command, list) and all(isinstance(a, str) for a in command)):
+        return "command is not a list of strings"
+    return None
+
+
+def _chunk(obj: list, t0: int) -> Chunk:
+    t_ns, stream, payload = obj
+    if not _is_int(t_ns) or stream not in ("out", "err"):
+        raise ValueError("not [t_ns, out|err, text]")
+    if isinstance(payload, dict):
+        return Chunk(t0 + t_ns, stream, base64.b64decode(payload["b64"], validate=True))
+    return Chunk(t0 + t_ns, stream, payload.encode("utf-8", "surrogateescape"))
+
+
+def _take(cap: Capture, obj, t0: int) -> None:
+    """One capture line into ``cap``; ValueError / KeyError / TypeError / AttributeError for a malformed one."""
+    if isinstance(obj, list):
+        cap.chunks.append(_chunk(obj, t0))
+    elif obj.get("type") == "sample":
+        if not _is_int(obj["t_ns"]) or not isinstance(obj["values"], dict):
+            raise ValueError("not a sample")
+        cap.samples.append(Sample(t0 + obj["t_ns"], obj["source"], obj["device"], obj["values"]))
+    elif obj.get("type") == "exit":
+        if not _is_int(obj["t_ns"]) or not isinstance(obj.get("status"), (str, type(None))) \
+                or not isinstance(obj.get("signal"), (int, str, type(None))):
+            raise ValueError("not an exit line")
+        cap.exit = obj
+    elif obj.get("type") == "record":
+        record, _problem = check_record(obj["record"], cap.path, 0)
+        if record is None:
+            raise ValueError("not a usable record")
+        cap.record = record
+    else:
+        cap.extra[obj["type"]] = obj
 
 
 def read_capture(path: str) -> Capture:
@@ -127,32 +180,25 @@ def read_capture(path: str) -> Capture:
         raise CaptureError(f"{path}: empty file; expected a phasewrap capture header on line 1") from None
     try:
         header = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise CaptureError(f"{path}:1: not JSON; expected a phasewrap capture header") from None
     if not isinstance(header, dict) or header.get("type") != "header":
         raise CaptureError(f"{path}:1: no capture header; is this a phasewrap --capture file?")
     if header.get("schema") != SCHEMA:
         raise CaptureError(f"{path}:1: unknown schema {header.get('schema')!r}; this phasewrap reads {SCHEMA}")
-    t0 = header["t0_monotonic_ns"]
+    problem = _header_problem(header)
+    if problem:
+        raise CaptureError(f"{path}:1: capture header: {problem}; the file is damaged")
     cap = Capture(path=path, header=header)
     for number, line in lines:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-            if isinstance(obj, list):
-                t_ns, stream, payload = obj
-                data = base64.b64decode(payload["b64"]) if isinstance(payload, dict) else payload.encode(
-                    "utf-8", "surrogateescape")
-                cap.chunks.append(Chunk(t0 + int(t_ns), stream, data))
-            elif obj.get("type") == "sample":
-                cap.samples.append(Sample(t0 + int(obj["t_ns"]), obj["source"], obj["device"], obj["values"]))
-            elif obj.get("type") == "exit":
-                cap.exit = obj
-            elif obj.get("type") == "record":
-                cap.record = obj["record"]
-            else:
-                cap.extra[obj["type"]] = obj
-        except (ValueError, KeyError, TypeError):
+            _take(cap, json.loads(line, parse_constant=_no_constant), header["t0_monotonic_ns"])
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             cap.skipped_lines.append(number)
     return cap
+
+
+def _no_constant(text: str):
+    raise ValueError(f"{text} is not a number")

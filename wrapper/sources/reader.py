@@ -19,17 +19,14 @@ import json
 import os
 from typing import Callable, Iterable, Optional, Sequence
 
-from ..errors import UsageError
 from .capture import SUFFIX as CAPTURE_SUFFIX
+from .inputs import STDIN, InputError, check_input
 
 RECORDS, CAPTURE, CAST, EVENTS, LOG = "records", "capture", "cast", "events", "log"
 KINDS = (RECORDS, CAPTURE, CAST, EVENTS, LOG)
 RECORD_SUFFIXES = (".jsonl", ".json")
 HEAD_BYTES = 1 << 20  # the first line is read up to this much to tell the kind
-
-
-class InputError(UsageError):
-    """An input that is not there or can't be read as runs; the message names it and the fix."""
+_STDIN_READ: list = []  # (records, skipped) of stdin, once read
 
 
 def _first_line(path: str) -> bytes:
@@ -41,7 +38,9 @@ def _first_line(path: str) -> bytes:
 
 
 def kind_of(path: str) -> str:
-    """What the file ``path`` holds (one of ``KINDS``)."""
+    """What the file ``path`` holds (one of ``KINDS``); ``-`` (stdin, read once) is records."""
+    if path == STDIN:
+        return RECORDS
     first = _first_line(path)
     try:
         head = json.loads(first) if first[:1] in (b"{", b"[") else None
@@ -78,14 +77,15 @@ def expand(paths: Iterable[str], allow_empty_folders: bool = False) -> list:
     out = []
     for path in paths:
         path = os.fspath(path)
-        if os.path.isdir(path):
+        check_input(path, directory_ok=True)  # a FIFO, a device, a dangling symlink: refused by name
+        if path != STDIN and os.path.isdir(path):
             found = _folder_files(path)
             if not found and not allow_empty_folders:
                 raise InputError(f"{path}: no capture (*{CAPTURE_SUFFIX}) or record (*.jsonl) files in this "
                                  "folder; give the folder of `run --capture` or record files")
+            for name in found:
+                check_input(name)
             out += found
-        elif not os.path.exists(path):
-            raise InputError(f"{path}: no such file or folder")
         else:
             out.append(path)
     return out
@@ -97,6 +97,11 @@ def read(path: str, analyze: Callable[[str], list]) -> tuple[list, list]:
     from .records_io import read_records
 
     kind = kind_of(path)
+    if path == STDIN:
+        if _STDIN_READ:  # stdin is read once: a subcommand that reads its inputs twice (report) gets them again
+            return _STDIN_READ[0]
+        _STDIN_READ.append(read_records(path))
+        return _STDIN_READ[0]
     if kind == RECORDS:
         return read_records(path)
     if kind == CAPTURE:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from .capture import CaptureWriter
+from ..core.safe import one_line
 from ..model.events import Chunk, RunEnd, RunStart, RunWarning, stream_name
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
 from ..derive.pipeline import (HTTP, Consumer, Prepared, RunConfig, analysis_options, apply_stream, burst_warning,
@@ -53,6 +54,9 @@ def prepare(config: RunConfig) -> Prepared:
         raise ValueError(f"{missing[0]}: model file '{one_line(missing[1])}' does not exist; check the path "
                          "(nothing was started)")
     if config.request is not None:
+        if prepared.ready is None or prepared.ready_optional:  # it goes out at the ready marker: none, never
+            raise ValueError(f"--request needs --ready REGEX (the line the server prints when it accepts requests) "
+                             f"or --profile NAME of a server: profile {prepared.profile.name!r} has no ready marker")
         request_for(config, prepared.profile)
     return prepared
 
@@ -253,8 +257,12 @@ def _live_warnings(prep: Prepared, tracker, result: LaunchResult) -> list:
         warnings.append(RunWarning("leftover_processes", f"{result.leftover_killed} process(es) of the child's "
                                    "group were still running after it exited and were stopped"))
     for pid, name in result.escaped:
-        warnings.append(RunWarning("escaped_process", f"pid {pid} ({name}), started by the child, left its process "
-                                   "group with setsid and was still running after the run; phasewrap did not stop it"))
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({one_line(name)}), started by the child, left its "
+                                   "process group with setsid and was still running after the run; phasewrap did not "
+                                   "stop it"))
+    for pid, name, pgid in result.moved:
+        warnings.append(RunWarning("escaped_process", f"pid {pid} ({one_line(name)}), started by the child, moved to "
+                                   f"process group {pgid} and was still running after the run; phasewrap stopped it"))
     for stream in result.passthrough_closed:
         warnings.append(RunWarning("passthrough_closed", f"phasewrap's {stream} was closed by its reader; the "
                                    f"child's {stream} was discarded from then on (still measured)"))

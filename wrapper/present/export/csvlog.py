@@ -1,10 +1,16 @@
-"""The measurement-log CSV: one row per run, tags as columns, header written once."""
+"""The measurement-log CSV: one row per run, tags as columns, header written once.
+
+Text cells (tag keys in the header, tag values, the note) go through ``safe.csv_cell`` so that a spreadsheet
+never runs one as a formula (OWASP: a leading ``'``); the JSONL keeps the exact text. A cell holding a line
+break, CR included, is quoted, so one run is always one row.
+"""
 from __future__ import annotations
 
 import csv
 import io
 from typing import Optional
 
+from ...core.safe import csv_cell
 from ...model import phases as phase_table
 
 # The columns every phasewrap CSV has had from the first version on: what makes a file one (header_problem).
@@ -28,7 +34,7 @@ def _vram_peak(record: dict) -> Optional[float]:
 
 
 def _cell(value) -> str:
-    return "" if value is None else str(value)
+    return "" if value is None else csv_cell(str(value))
 
 
 def _flag(value) -> Optional[str]:
@@ -57,14 +63,26 @@ def row(record: dict, columns: list[str], date_time: Optional[str] = None) -> li
         "status": record["status"],
         "note": record.get("note"),
     }
-    tags = record.get("tags") or {}
+    tags = {csv_cell(str(k)): v for k, v in (record.get("tags") or {}).items()}  # keyed as the header shows them
     return [_cell(values[c]) if c in values else _cell(tags.get(c)) for c in columns]
 
 
 def columns_for(record: dict, source: bool = False) -> list[str]:
-    """A new file's header: HEAD, the file name with ``source``, quant and ctx, the other tags sorted, TAIL."""
-    tags = sorted(set(record.get("tags") or {}) - set(TAGGED))
+    """A new file's header: HEAD, the file name with ``source``, quant and ctx, the other tags sorted, TAIL (tag
+    keys neutralised as every text cell is: ``safe.csv_cell``)."""
+    tags = sorted(csv_cell(str(k)) for k in set(record.get("tags") or {}) - set(TAGGED))
     return HEAD + ([SOURCE] if source else []) + TAGGED + tags + TAIL
+
+
+def _rows_text(rows: list[list[str]]) -> str:
+    """CSV text, one line per row: the csv module quotes only the line terminator's characters under
+    QUOTE_MINIMAL, so a row with a bare CR in a cell is written with every cell quoted."""
+    buf = io.StringIO()
+    plain = csv.writer(buf, lineterminator="\n")
+    quoted = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for cells in rows:
+        (quoted if any("\r" in c for c in cells) else plain).writerow(cells)
+    return buf.getvalue()
 
 
 def render(records: list[dict], header_line: Optional[str], source: bool = False,
@@ -80,11 +98,9 @@ def render(records: list[dict], header_line: Optional[str], source: bool = False
     else:
         columns = next(csv.reader([header_line]))
         out_rows = []
-    dropped = sorted({k for r in records for k in (r.get("tags") or {}) if k not in columns})
+    dropped = sorted({k for r in records for k in (r.get("tags") or {}) if csv_cell(str(k)) not in columns})
     out_rows += [row(r, columns, (dates or [None] * len(records))[i]) for i, r in enumerate(records)]
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(out_rows)
-    return buf.getvalue(), dropped
+    return _rows_text(out_rows), dropped
 
 
 def header_problem(head: bytes) -> Optional[str]:

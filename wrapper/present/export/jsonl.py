@@ -1,12 +1,35 @@
-"""Records as JSON Lines / JSON."""
+"""Records as JSON Lines / JSON: never ``NaN``/``Infinity`` (not JSON; a reader would refuse the line)."""
 from __future__ import annotations
 
 import json
+import math
+
+from ...core.safe import json_text
+
+
+def _finite(value):
+    """``value`` with every non-finite float as null: a figure that is no number is not measured."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _dumps(value, **kwargs) -> str:
+    """JSON text that is valid UTF-8 and safe on a terminal (``safe.json_text``), without NaN."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
+    except ValueError:  # a non-finite float: the rare case pays for the walk
+        text = json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, **kwargs)
+    return json_text(text)
 
 
 def line(record: dict) -> str:
     """One record on one line, newline included."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _dumps(record, separators=(",", ":")) + "\n"
 
 
 def lines(records) -> str:
@@ -16,4 +39,4 @@ def lines(records) -> str:
 
 def pretty(records) -> str:
     """One record as indented JSON; several as a JSON array."""
-    return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+    return _dumps(records, indent=2) + "\n"

@@ -9,6 +9,7 @@ gauge, not a store: each invocation starts its file afresh.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 from typing import Iterable, Optional
@@ -59,6 +60,11 @@ def _labels(record: dict, tag_keys: list, sharded: bool) -> dict:
     return out
 
 
+def _number(value) -> bool:
+    """A value to expose: a finite number (null, NaN and Infinity give no sample)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def serialize(records: Iterable[dict]) -> bytes:
     """The text exposition of the last recorded (non warm-up) run per label set. A value the record
     doesn't have (null) gives no sample, never 0."""
@@ -84,18 +90,18 @@ def serialize(records: Iterable[dict]) -> bytes:
         labels = _labels(record, tag_keys, sharded)
         for phase, key in PHASES:
             value = (record.get("phases") or {}).get(key)
-            if value is not None:
+            if _number(value):
                 phase_s.labels(**labels, phase=phase).set(value)
         for metric, value in ((tps, record.get("tokens_per_s")), (mspt, record.get("ms_per_token")),
                               (tokens, (record.get("tokens") or {}).get("output")),
                               (exit_code, record.get("exit_code")), (started, _epoch(record.get("started_at")))):
-            if value is not None:
+            if _number(value):
                 metric.labels(**labels).set(value)
         resources = record.get("resources") or {}
         for metric, key in per_phase:
             for phase, _ in PHASES:
                 value = (resources.get(phase) or {}).get(key)
-                if value is not None:
+                if _number(value):
                     metric.labels(**labels, phase=phase).set(value)
     return client.generate_latest(registry)
 
