@@ -176,7 +176,26 @@ def _add_run(sub) -> None:
     fl.add_argument("--mlflow", nargs="?", const="", metavar="TRACKING_URI", help="log a parent MLflow run per "
                     "sweep and a child run per record (default store: sqlite:///mlflow.db in the working "
                     "directory; needs phasewrap[mlflow])")
+    _add_limits_options(run)
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+
+
+def _add_limits_options(parser) -> None:
+    """The model and hardware figures the floors need, where the command line, the log or the probe lack them."""
+    g = parser.add_argument_group("hardware limits (the floor of each phase; see README 'Floors')")
+    g.add_argument("--model-path", metavar="PATH", help="the model file or directory (default: from -m/--model "
+                   "or a model file argument)")
+    g.add_argument("--model-bytes", type=validate.n_bytes("--model-bytes"), metavar="N", help="the model's size "
+                   "in bytes, over what the file or the log says")
+    g.add_argument("--active-bytes", type=validate.n_bytes("--active-bytes"), metavar="N",
+                   help="weight bytes read per token (a mixture of experts: dense + routed experts)")
+    g.add_argument("--peak", action="append", default=[], type=validate.peak("--peak"), metavar="RESOURCE=GBPS",
+                   help="a peak rate over the probed one: gpu-memory, cpu-memory, disk, pcie, page-cache; repeatable")
+
+
+def _limits_kwargs(args: argparse.Namespace) -> dict:
+    return {"model_path": args.model_path, "model_bytes": args.model_bytes, "active_bytes": args.active_bytes,
+            "peaks": dict(args.peak)}
 
 
 def _add_plan(sub) -> None:
@@ -225,6 +244,7 @@ def _add_analyze(sub) -> None:
     side.add_argument("--pidstat", metavar="FILE", type=validate.input_file("--pidstat"), help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
+    _add_limits_options(ana)
 
 
 def _add_env(sub) -> None:
@@ -373,7 +393,7 @@ def _run_and_summarize(args: argparse.Namespace, single: bool, sweep_names: tupl
             max_tokens=args.max_tokens, api=args.api, url=args.url, model=args.model, plot=args.plot,
             on_record=on_record, on_progress=(lambda _m: None) if args.format == "none" else _err,
             shard=args.shard, shards=args.shards, sweep_id=args.sweep_id, prom_textfile=args.prom_textfile,
-            mlflow=args.mlflow)
+            mlflow=args.mlflow, **_limits_kwargs(args))
     except GpuBusy as exc:
         _err(f"phasewrap: {exc}")
         return EXIT_BUSY
@@ -413,7 +433,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
                           first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
                           framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
-                          utc_offset_s=args.utc_offset, on_progress=_err)
+                          utc_offset_s=args.utc_offset, on_progress=_err, **_limits_kwargs(args))
     if args.format == "json":
         _out(jsonl.pretty(records))
     elif args.format == "csv":

@@ -11,6 +11,7 @@ from typing import Callable, Optional, Sequence
 from .energy import per_token
 from ..model.events import Marker
 from .gaps import GapStamps, decode_gaps
+from .limits import LimitsInput, hardware_section, limits_section, model_section
 from .markers import MarkerSpec
 from .reasoning import Boundary, summary as reasoning_summary
 
@@ -59,6 +60,7 @@ class RunFacts:
     load_steps_reason: Optional[str] = None  # why load_steps is None
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
     stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
+    limits_input: Optional[LimitsInput] = None  # the model file's facts, the host's peaks, the user's figures
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -315,12 +317,22 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
     return out
 
 
+def _limits(f: RunFacts, rec: dict) -> dict:
+    """``model``, ``hardware`` and each phase's floor in ``limits`` (see ``limits``); nulls say why in ``missing``."""
+    model, model_why = model_section(f.limits_input, f.reported)
+    hardware, hardware_why = hardware_section(f.limits_input)
+    out = {"model": model, "hardware": hardware}
+    limits, why = limits_section({**rec, **out}, f.limits_input, f.reported)
+    missing = [{"field": k, "reason": r} for k, r in (("model", model_why), ("hardware", hardware_why)) if r]
+    return {**out, "limits": limits, "missing": rec["missing"] + missing + why}
+
+
 # The record, section by section, in key order. To add a record key: give RunFacts a field for what it needs
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it), add it here, and give the key a row
 # in the README's field table. The schema only grows: never rename or drop a key.
 SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _reported, _energy_per_token,
-                   _load_steps, _carried)
+                   _load_steps, _carried, _limits)
 
 
 def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:

@@ -28,7 +28,9 @@ from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, detected_profile, facts_from, finish, prepare,
                        tracker_for, watcher_for)
+from ..derive.limits import LimitsInput
 from ..derive.record import RunFacts, build
+from ..measure import model_facts
 from ..derive.line_feeder import LineFeeder
 from ..model.profiles import PROFILES
 
@@ -386,6 +388,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
+    cfg = dataclasses.replace(cfg, limits=model_facts.fill(cfg.limits or LimitsInput(), obs.command or []))
     prep = prepare(cfg)
     if obs.merged:
         prep = _merged(prep)
@@ -417,7 +420,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
 
 
 def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
-                     kind: str = "log (no times)") -> list:
+                     kind: str = "log (no times)", limits: Optional[LimitsInput] = None) -> list:
     """A log without times: one record per run/request the framework printed, phases from its own figures.
 
     The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
@@ -429,11 +432,12 @@ def reported_records(path: str, lines: list, framework: Optional[str], found: Op
     return [build(RunFacts(
         run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
         end_ns=None, exit_code=None, status="unknown", reported=rep,
-        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}, limits_input=limits))
         for i, rep in enumerate(reports)]
 
 
-def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
+def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None,
+                  limits: Optional[LimitsInput] = None) -> list:
     """A timed server log holding several requests: the record of the recording carries the last one's figures
     (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
     tool's timed log is one run; figures repeated in it stay with the last.)"""
@@ -443,7 +447,7 @@ def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> 
     profile = PROFILES.get(found[-1]["framework"])
     if len(found) < 2 or profile is None or not profile.server:
         return []
-    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
+    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind, limits=limits)
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
@@ -456,9 +460,9 @@ def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
             on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
         obs, lines = observe(path)
         if obs is None:
-            records += reported_records(path, lines, framework)
+            records += reported_records(path, lines, framework, limits=config.limits)
         else:
-            records += _earlier_runs(obs, path, framework)
+            records += _earlier_runs(obs, path, framework, config.limits)
             records.append(analyze_observed(obs, config, side, framework))
     return records
 

@@ -1,0 +1,111 @@
+"""The floors: model facts from real GGUF files, the H200 recordings held against their hardware's limits."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import wrapper
+from wrapper.derive.limits import LimitsInput, fastest_read_mib_s
+from wrapper.measure import model_facts
+
+from .conftest import ROOT, fixture, run_phasewrap
+
+H200_LLAMA = fixture("events", "h200-llama-completion-warm-ngl99.events.jsonl")
+H200_COLD = fixture("events", "h200-transformers-cold-p512.events.jsonl")
+MAKE = [sys.executable, os.path.join(ROOT, "samples", "make_tiny_gguf.py")]
+
+
+@pytest.fixture(scope="module")
+def moe_gguf(tmp_path_factory):
+    path = os.environ.get("PHASEWRAP_MOE_GGUF")
+    if not path:
+        path = str(tmp_path_factory.mktemp("moe") / "moe.gguf")
+        subprocess.run(MAKE + ["--arch", "lfm2moe", "-o", path], check=True, capture_output=True)
+    return path
+
+
+def test_moe_gguf_experts_and_active_bytes_are_its_tensor_lists(moe_gguf):
+    gguf = pytest.importorskip("gguf")
+    reader = gguf.GGUFReader(moe_gguf)
+    count = int(reader.fields["lfm2moe.expert_count"].contents())
+    used = int(reader.fields["lfm2moe.expert_used_count"].contents())
+    expert = sum(int(t.n_bytes) for t in reader.tensors if "_exps" in t.name)
+    # read per token: every other tensor, except the embedding table (one row a token; the model has output.weight)
+    dense = sum(int(t.n_bytes) for t in reader.tensors if "_exps" not in t.name and t.name != "token_embd.weight")
+    facts = model_facts.read(moe_gguf)
+    assert facts["experts"] == {"count": count, "used": used, "expert_bytes": expert, "dense_bytes": dense}
+    assert facts["active_bytes_per_token"] == round(dense + expert * used / count)
+    assert facts["params"] == sum(int(t.n_elements) for t in reader.tensors)
+    assert facts["bytes"] == os.path.getsize(moe_gguf) and facts["source"] == "file"
+    assert facts["arch"] == "lfm2moe" and facts["layers"] == 6
+    # two attention layers of 2 KV heads × 32 wide, K and V, f16
+    assert facts["kv_bytes_per_token"] == 2 * 2 * (32 + 32) * 2
+
+
+def test_h200_llama_decode_floor_from_user_bytes_and_peak():
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": 4800})[-1]
+    decode = rec["limits"]["decode"]
+    hand = (3.24e9 / 4800e9 * 1000) / rec["ms_per_token"]  # all 99 layers on the GPU: every byte from HBM
+    assert decode["bound_by"] == "gpu-memory"
+    assert abs(decode["efficiency"] - hand) <= 0.05 and 0.2 < hand < 0.3
+    assert rec["model"]["source"] == "user" and rec["hardware"]["peaks"]["gpu-memory"]["gbps"] == 4800
+
+
+def test_cold_transformers_load_floor_of_the_disk_step():
+    rec = wrapper.analyze(H200_COLD, pidstat=fixture("h200", "cold-p512.pidstat.txt"),
+                          dmon=fixture("h200", "cold-p512.dmon.txt"))[-1]
+    load = rec["limits"]["load"]
+    weights = next(s for s in load["steps"] if s["name"] == "weights")
+    step = next(s for s in rec["load_steps"] if s["name"] == "weights")
+    assert load["bound_by"] == weights["bound_by"] == "disk"
+    # no probe of the H200's disk: the rate is the run's own fastest pidstat second of reads
+    assert "fastest sampled read" in load["evidence"]
+    assert 0 < weights["efficiency"] <= 1.0
+    assert weights["floor_s"] < step["dur_s"]
+
+
+def test_fastest_read_rate_between_samples():
+    from wrapper.model.events import Sample
+
+    s = [Sample(int(t * 1e9), "proc", "cpu", {"disk_read_bytes_total": b}) for t, b in
+         ((0, 0), (1, 100 << 20), (2, 400 << 20), (3, 450 << 20), (9, 2000 << 20))]
+    assert fastest_read_mib_s(s, 0, int(3e9)) == 300.0
+
+
+def test_missing_model_file_is_null_with_reason_and_nothing_else_moves(tmp_path):
+    plain = wrapper.analyze(H200_LLAMA)[-1]
+    missing = wrapper.analyze(H200_LLAMA, model_path=str(tmp_path / "absent.gguf"))[-1]
+    assert missing["model"] is None
+    reason = next(m["reason"] for m in missing["missing"] if m["field"] == "model")
+    assert "absent.gguf does not exist here" in reason
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("model", "missing", "limits")}
+    assert strip(plain) == strip(missing)
+
+
+def test_unknown_gpu_peak_is_null_with_reason():
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9)[-1]
+    assert rec["limits"]["decode"] is None
+    reason = next(m["reason"] for m in rec["missing"] if m["field"] in ("limits", "limits.decode"))
+    assert "gpu memory bandwidth unknown" in reason and "--peak gpu-memory=GBPS" in reason
+
+
+def test_bad_peak_is_a_usage_error():
+    proc = run_phasewrap(["analyze", "--peak", "hbm=4800", H200_LLAMA])
+    assert proc.returncode == 2
+    assert b"--peak" in proc.stderr and b"gpu-memory" in proc.stderr
+
+
+def test_llama_log_model_summary_gives_the_model(moe_gguf):
+    rec = wrapper.analyze(fixture("logs", "llama.cpp__cpu-tiny-lfm2moe-ot-exps-cpu-verbose-stderr.log"))[-1]
+    model = rec["model"]
+    assert model["source"] == "log" and model["arch"] == "lfm2moe" and model["layers"] == 6
+    assert model["experts"]["count"] == 8 and model["experts"]["used"] == 2
+    assert model["bytes"] == round(5.52 * 2 ** 20)  # "file size   = 5.52 MiB"
+    # where the file is at hand, its tensor list says how the bytes split
+    rec = wrapper.analyze(fixture("logs", "llama.cpp__cpu-tiny-lfm2moe-ot-exps-cpu-verbose-stderr.log"),
+                          model_path=moe_gguf, peaks={"cpu-memory": 20})[-1]
+    assert rec["model"]["source"] == "file"
+    assert rec["limits"]["decode"]["bytes_per_token"]["cpu-memory"] >= rec["model"]["active_bytes_per_token"]
+    json.dumps(rec)
