@@ -109,3 +109,44 @@ def test_llama_log_model_summary_gives_the_model(moe_gguf):
     assert rec["model"]["source"] == "file"
     assert rec["limits"]["decode"]["bytes_per_token"]["cpu-memory"] >= rec["model"]["active_bytes_per_token"]
     json.dumps(rec)
+
+
+BIN = os.environ.get("PHASEWRAP_LLAMA_BIN_DIR")
+
+
+def f16_gguf() -> str:
+    """A ~1 GB random-weight f16 llama GGUF, larger than the CPU's last-level cache: made once and kept in the
+    cache like .ci/llama-build.sh's models (named after the generator's hash, so an edited generator remakes it)."""
+    given = os.environ.get("PHASEWRAP_F16_GGUF")
+    if given:
+        return given
+    import hashlib
+
+    script = os.path.join(ROOT, "samples", "make_tiny_gguf.py")
+    with open(script, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).hexdigest()[:12]
+    folder = os.path.join(os.environ.get("PHASEWRAP_CACHE") or os.path.expanduser("~/.cache/phasewrap"), "models")
+    path = os.path.join(folder, f"llama-f16-1gb-{digest}.gguf")
+    if not os.path.isfile(path):
+        os.makedirs(folder, exist_ok=True)
+        subprocess.run(MAKE + ["--size-mb", "1024", "--dtype", "f16", "--seed", "3", "-o", path], check=True,
+                       capture_output=True)
+    return path
+
+
+@pytest.mark.llama
+@pytest.mark.skipif(not BIN, reason="PHASEWRAP_LLAMA_BIN_DIR is not set: run .ci/llama-build.sh")
+def test_cpu_decode_of_a_1gb_f16_model_is_bound_by_cpu_memory(tmp_path):
+    model = f16_gguf()
+    # a fresh probe just before the run (not a cached figure from a quieter or busier hour)
+    env = {**os.environ, "PHASEWRAP_CACHE_DIR": str(tmp_path / "cache")}
+    proc = run_phasewrap(["run", "--format", "json", "--quiet", "--", os.path.join(BIN, "llama-completion"),
+                          "-m", model, "-p", "the quick brown fox", "-n", "16", "-no-cnv", "-t", "2", "--seed", "1"],
+                         env=env, timeout=300)
+    text = proc.stdout.decode()
+    rec = json.loads(text[text.index('{\n  "schema"'):])
+    assert rec["model"]["source"] == "file" and rec["model"]["bytes"] >= 1e9
+    decode = rec["limits"]["decode"]
+    assert decode["bound_by"] == "cpu-memory", decode
+    assert decode["efficiency"] is not None and 0.3 <= decode["efficiency"] <= 1.05, decode
+    assert rec["hardware"]["peaks"]["cpu-memory"]["source"].startswith("measured")

@@ -23,6 +23,7 @@ from typing import Optional
 
 RESOURCES = ("gpu-memory", "cpu-memory", "disk", "pcie", "page-cache")
 PLAUSIBLE_MAX = 1.05
+STEP_READ_MIN_MIB = 1.0
 _MIB = 1 << 20
 _GB = 1e9
 
@@ -283,8 +284,8 @@ def _step_floors(steps: list, rate_gbps: float) -> list:
     out = []
     for step in steps or ():
         read_mib = (step.get("resources") or {}).get("disk_read_mib")
-        if not read_mib or not step.get("dur_s"):
-            continue
+        if not read_mib or read_mib < STEP_READ_MIN_MIB or not step.get("dur_s"):
+            continue  # a step that read (next to) nothing has no disk floor
         floor_s = read_mib * _MIB / (rate_gbps * _GB)
         out.append({"name": step["name"], "floor_s": round(floor_s, 6), "measured_s": step["dur_s"],
                     **_judge(floor_s, step["dur_s"]), "bound_by": "disk",

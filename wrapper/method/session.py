@@ -62,11 +62,19 @@ def variants(command: Sequence[str], sweeps: Sequence[tuple[str, list]]) -> list
 
 
 def _with_limits(prep, cfg: SessionConfig):
-    """The variant's model facts (read from the file once, before its runs), for the floors."""
+    """The variant's model facts and the host's peaks (read once, before its runs: never on a run's clock)."""
     from ..derive.limits import LimitsInput
-    from ..measure import model_facts
+    from ..measure import hardware, model_facts
 
     limits = model_facts.fill(prep.config.limits or LimitsInput(), prep.config.command)
+    if cfg.probe_hardware:
+        model_path = (limits.model_file or {}).get("path")
+        try:
+            limits = dataclasses.replace(limits, hardware=hardware.probe(prep.config.command, model_path))
+        except Exception as exc:  # a probe that fails costs the floors, never the run
+            limits = dataclasses.replace(limits, hardware_reason=f"the hardware probe failed ({exc!r})")
+    else:
+        limits = dataclasses.replace(limits, hardware_reason="not probed (probe_hardware=False)")
     return dataclasses.replace(prep, config=dataclasses.replace(prep.config, limits=limits))
 
 
