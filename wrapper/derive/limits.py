@@ -124,6 +124,8 @@ def _gbps(hardware: Optional[dict], resource: str) -> tuple[Optional[float], str
 
 
 def _mb(n_bytes: float) -> str:
+    if n_bytes < 1e7:
+        return f"{n_bytes / 1e6:.2f} MB"
     return f"{n_bytes / 1e6:.0f} MB" if n_bytes < 1e10 else f"{n_bytes / _GB:.1f} GB"
 
 
@@ -176,22 +178,33 @@ def _host_model_bytes(rep: dict) -> tuple[Optional[float], Optional[float]]:
     return (host, device) if host or device else (None, None)
 
 
-def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -> tuple[Optional[dict], str]:
-    """({resource: weight bytes read there per token}, how that was found); (None, why) when unknown."""
+def _expert_split(experts: dict, on_cpu_bytes: float) -> Optional[dict]:
+    """Expert bytes read per token from system RAM and from VRAM, ``on_cpu_bytes`` of the experts' bytes living
+    in host memory."""
+    if not experts.get("expert_bytes") or not experts.get("used") or not experts.get("count"):
+        return None
+    routed = experts["used"] / experts["count"]
+    return {"cpu-memory": round(on_cpu_bytes * routed),
+            "gpu-memory": round((experts["expert_bytes"] - on_cpu_bytes) * routed)}
+
+
+def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -> tuple[Optional[dict], str,
+                                                                                         Optional[dict]]:
+    """({resource: weight bytes read there per token}, how that was found, the experts' share of them by
+    resource); (None, why, None) when unknown."""
     active = model.get("active_bytes_per_token")
     if not active:
-        return None, "the model's active bytes per token are unknown (pass --active-bytes N)"
+        return None, "the model's active bytes per token are unknown (pass --active-bytes N)", None
     experts = model.get("experts") or {}
     moe = rep.get("moe_experts_cpu") or {}
     host, device = _host_model_bytes(rep)
-    if experts.get("expert_bytes") and experts.get("used") and any(moe.get(k) for k in ("exps_tensors_cpu",
-                                                                                         "cpu_model_mib", "n_cpu_moe")):
-        if host is not None and device:
-            expert_host = min(host, experts["expert_bytes"])
-            on_cpu = expert_host * experts["used"] / experts["count"] + max(0.0, host - expert_host)
-            on_cpu = min(on_cpu, active)
-            return ({"cpu-memory": on_cpu, "gpu-memory": active - on_cpu},
-                    f"experts in host buffers ({_mb(host)} host, {_mb(device)} device model buffers)")
+    overridden = any(moe.get(k) for k in ("exps_tensors_cpu", "cpu_model_mib", "n_cpu_moe"))
+    if experts.get("expert_bytes") and experts.get("used") and overridden and host is not None and device:
+        expert_host = min(host, experts["expert_bytes"])
+        on_cpu = min(active, expert_host * experts["used"] / experts["count"] + max(0.0, host - expert_host))
+        return ({"cpu-memory": on_cpu, "gpu-memory": active - on_cpu},
+                f"experts in host buffers ({_mb(host)} host, {_mb(device)} device model buffers)",
+                _expert_split(experts, expert_host))
     share, why = _gpu_share(rep, command, model.get("layers"))
     if share is None and host is not None:
         share, why = device / (host + device), f"model buffers: {_mb(host)} host, {_mb(device)} device"
@@ -200,13 +213,13 @@ def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -
         if gpus == [] or (hardware is not None and not _gbps(hardware, "gpu-memory")[0] and gpus is not None):
             share, why = 0.0, "no GPU on this host"
         else:
-            return None, "where the weights live is not in the log (no buffer sizes, no offload line, no -ngl)"
+            return None, "where the weights live is not in the log (no buffer sizes, no offload line, no -ngl)", None
     out = {}
     if share < 1:
         out["cpu-memory"] = active * (1 - share)
     if share > 0:
         out["gpu-memory"] = active * share
-    return out, why
+    return out, why, _expert_split(experts, (experts.get("expert_bytes") or 0) * (1 - share))
 
 
 # -- the floors ----------------------------------------------------------------------------------------------
@@ -235,7 +248,7 @@ def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict], rep: dic
     measured = rec.get("ms_per_token")
     if model is None:
         return None, "the model is unknown (see model)"
-    where, how = placement(model, rep, rec.get("command") or [], hardware)
+    where, how, experts = placement(model, rep, rec.get("command") or [], hardware)
     if where is None:
         return None, how
     per_device = dict(where)
@@ -254,9 +267,9 @@ def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict], rep: dic
     out = {"floor_ms_per_token": round(floor_s * 1000, 4), "measured_ms_per_token": measured,
            **_judge(floor_s * 1000, measured), "bound_by": bound,
            "bytes_per_token": {r: round(b) for r, b in per_device.items()},
+           "gbps": {r: _gbps(hardware, r)[0] for r in per_device},
+           "expert_bytes_per_token": experts,
            "evidence": "; ".join(parts) + kv_note + f"; placement: {how}"}
-    if where.get("cpu-memory") and (model.get("experts") or {}).get("expert_bytes"):
-        out["experts_on_cpu"] = True
     return out, ""
 
 
@@ -375,3 +388,42 @@ def fastest_read_mib_s(samples, start_ns: int, end_ns: int, min_interval_s: floa
             continue
         last[key] = (s.t_ns, total)
     return None if best is None else round(best, 3)
+
+
+# -- for people ----------------------------------------------------------------------------------------------
+
+def _share_text(entry: dict) -> str:
+    if entry.get("efficiency") is not None:
+        return f"{entry['efficiency']:.0%} of the limit"
+    over = entry.get("over_limit")
+    if over:
+        return f"faster than this floor allows (×{over['ratio']:g}): an assumption is wrong, not a result"
+    return "not measured"
+
+
+def summary_lines(record: dict) -> list:
+    """One line per phase with a floor, e.g. ``decode 13.95 ms/token · floor 13.1 ms (319 MB/token at 24.3 GB/s,
+    cpu memory) · 94 % of the limit``; and, for a mixture of experts, where its expert bytes come from."""
+    limits = record.get("limits") or {}
+    lines = []
+    load = limits.get("load")
+    if load:
+        lines.append(f"load {load['measured_s'] or 0:.2f} s · floor {load['floor_s']:.2f} s ({load['evidence']}) · "
+                     f"{_share_text(load)}" if load.get("measured_s") is not None else
+                     f"load floor {load['floor_s']:.2f} s ({load['evidence']})")
+    ttft = limits.get("ttft")
+    if ttft and ttft.get("measured_s") is not None:
+        lines.append(f"TTFT {ttft['measured_s']:.3g} s · floor {ttft['floor_s']:.3g} s (one pass over the weights, "
+                     f"{_label(ttft['bound_by'])}; the prompt's compute not counted) · {_share_text(ttft)}")
+    decode = limits.get("decode")
+    if decode:
+        parts = " + ".join(f"{_mb(b)}/token at {decode['gbps'][r]:.1f} GB/s, {_label(r)}"
+                           for r, b in decode["bytes_per_token"].items())
+        measured = decode.get("measured_ms_per_token")
+        head = f"decode {measured:.2f} ms/token · " if measured is not None else "decode "
+        lines.append(f"{head}floor {decode['floor_ms_per_token']:.3g} ms ({parts}) · {_share_text(decode)}")
+        experts = decode.get("expert_bytes_per_token")
+        if experts:
+            lines.append(f"experts: {_mb(experts['cpu-memory'])}/token from system RAM, "
+                         f"{_mb(experts['gpu-memory'])}/token from VRAM")
+    return lines

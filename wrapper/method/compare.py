@@ -15,7 +15,9 @@ from . import stats
 from ..measure.env import args_sha256
 
 # decode detail: shown only when a side measured it (records from before these keys, or without GPU energy)
-DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj")
+DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj", "decode_floor_ms", "decode_efficiency",
+                  "load_efficiency")
+LIMIT_METRICS = ("decode_floor_ms", "decode_efficiency", "load_efficiency")  # read through model.metrics
 METRICS = ("load_s", "ttft_s", "decode_s", "total_s", "ms_per_token") + DETAIL_METRICS
 PROMPT_FLAGS = ("-p", "--prompt", "-f", "--file", "--prompt-file")
 MAX_TOKEN_FLAGS = ("-n", "--n-predict", "--max-tokens", "--max-new-tokens")
@@ -32,6 +34,10 @@ def metric(record: dict, key: str) -> Optional[float]:
         return (record.get("decode_gaps_ms") or {}).get("p99")
     if key == "energy_per_output_token_mj":
         return (record.get("resources") or {}).get(key)
+    if key in LIMIT_METRICS:
+        from ..model import metrics
+
+        return metrics.value(record, key)
     return (record.get("phases") or {}).get(key)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...derive import energy, gaps, loadsteps, reasoning
+from ...derive import energy, gaps, limits, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
 
 PHASE_ROWS = (("load", "load_s"), ("ttft", "ttft_s"), ("decode", "decode_s"), ("total", "total_s"))
@@ -80,6 +80,7 @@ def render(record: dict) -> str:
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
+    lines += limits.summary_lines(record)
     dom = dominant_phase(record)
     unmeasured = unmeasured_share(record)
     if unmeasured is not None and unmeasured > 0.5:
