@@ -150,3 +150,46 @@ def test_cpu_decode_of_a_1gb_f16_model_is_bound_by_cpu_memory(tmp_path):
     assert decode["bound_by"] == "cpu-memory", decode
     assert decode["efficiency"] is not None and 0.3 <= decode["efficiency"] <= 1.05, decode
     assert rec["hardware"]["peaks"]["cpu-memory"]["source"].startswith("measured")
+
+
+def test_summary_diagnose_and_compare_show_the_floor():
+    from wrapper.present.export import summary
+
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": 4800})[-1]
+    text = summary.render(rec)
+    assert "decode 2.61 ms/token · floor 0.675 ms (3240 MB/token at 4800.0 GB/s, gpu memory) · 26% of the limit" in text
+    finding = next(f for f in wrapper.diagnose([rec]) if f.rule == "decode_below_limit")
+    assert "26% of the gpu memory floor" in finding.statement
+    half = wrapper.analyze(H200_LLAMA, model_bytes=1.62e9, peaks={"gpu-memory": 4800})[-1]
+    rows = wrapper.compare([rec], [half])["phases"]
+    assert rows["decode_floor_ms"]["ratio"] == 0.5 and rows["ms_per_token"]["ratio"] == 1.0
+    assert rows["decode_efficiency"]["cand_median"] == round(0.3375 / rec["ms_per_token"], 3)
+
+
+def test_at_the_limit_diagnose_names_only_fewer_bytes_or_faster_memory():
+    # a peak at which the recorded 2.61 ms/token is 90 % of the floor
+    gbps = 3.24e9 / (0.9 * 2.6102e-3) / 1e9
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": gbps})[-1]
+    finding = next(f for f in wrapper.diagnose([rec]) if f.rule == "decode_at_limit")
+    assert "smaller quant" in finding.next_step and "batch" not in finding.next_step
+    assert not any(f.rule == "decode_steady" for f in wrapper.diagnose([rec]))
+
+
+def test_beating_the_floor_is_never_a_result():
+    from wrapper.present.export import summary
+
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": 500})[-1]
+    decode = rec["limits"]["decode"]
+    assert decode["efficiency"] is None and decode["over_limit"]["ratio"] > 2
+    assert "an assumption is wrong, not a result" in summary.render(rec)
+    assert "of the limit" not in [ln for ln in summary.render(rec).splitlines() if ln.startswith("decode ")][0]
+
+
+def test_moe_expert_bytes_from_system_ram(moe_gguf):
+    rec = wrapper.analyze(fixture("logs", "llama.cpp__cpu-tiny-lfm2moe-ot-exps-cpu-verbose-stderr.log"),
+                          model_path=moe_gguf, peaks={"cpu-memory": 20})[-1]
+    experts = rec["model"]["experts"]
+    split = rec["limits"]["decode"]["expert_bytes_per_token"]
+    # a CPU-only run: every routed expert byte comes from system RAM
+    assert split == {"cpu-memory": round(experts["expert_bytes"] * experts["used"] / experts["count"]),
+                     "gpu-memory": 0}
