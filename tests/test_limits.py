@@ -193,3 +193,59 @@ def test_moe_expert_bytes_from_system_ram(moe_gguf):
     # a CPU-only run: every routed expert byte comes from system RAM
     assert split == {"cpu-memory": round(experts["expert_bytes"] * experts["used"] / experts["count"]),
                      "gpu-memory": 0}
+
+
+def test_moe_experts_put_on_the_cpu_are_read_from_system_ram():
+    from wrapper.derive.limits import placement
+
+    mib = 1 << 20
+    model = {"active_bytes_per_token": 3_000_000_000, "layers": 40,
+             "experts": {"count": 8, "used": 2, "expert_bytes": 8_000_000_000, "dense_bytes": 1_000_000_000}}
+    # -ngl 99 --n-cpu-moe 30: 6 GB of the experts in host buffers, the rest (2 GB experts + 1 GB dense) on CUDA0
+    rep = {"gpu_layers": {"offloaded": 41, "total": 41},
+           "buffers": {"CUDA0": {"model_mib": 3e9 / mib}, "CPU_Mapped": {"model_mib": 6e9 / mib}},
+           "moe_experts_cpu": {"exps_tensors_cpu": 90, "exps_tensors_other": {}, "cpu_model_mib": None,
+                               "n_cpu_moe": None}}
+    where, how, experts = placement(model, rep, [], None)
+    assert where == {"cpu-memory": 1.5e9, "gpu-memory": 1.5e9}  # 6 GB × 2/8 routed from RAM
+    assert experts == {"cpu-memory": 1_500_000_000, "gpu-memory": 500_000_000}
+    assert "host buffers" in how
+
+
+def _safetensors(path, tensors):
+    """A safetensors file: 8-byte header length, the JSON header, then the tensors' bytes (zeros)."""
+    import struct
+
+    header, offset = {}, 0
+    for name, (dtype, shape, size) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + bytes(offset))
+
+
+def test_safetensors_directory_from_headers_and_config(tmp_path):
+    _safetensors(tmp_path / "model-00001-of-00002.safetensors", {
+        "model.embed_tokens.weight": ("BF16", [100, 16], 3200),
+        "model.layers.0.self_attn.q_proj.weight": ("BF16", [16, 16], 512),
+        "model.layers.0.mlp.experts.0.up_proj.weight": ("BF16", [32, 16], 1024)})
+    _safetensors(tmp_path / "model-00002-of-00002.safetensors", {
+        "model.layers.0.mlp.experts.1.up_proj.weight": ("BF16", [32, 16], 1024),
+        "lm_head.weight": ("BF16", [100, 16], 3200)})
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["TinyMoeForCausalLM"], "num_hidden_layers": 1, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "hidden_size": 16, "num_experts": 2, "num_experts_per_tok": 1,
+        "torch_dtype": "bfloat16"}))
+    facts = model_facts.read(str(tmp_path))
+    assert facts["format"] == "safetensors" and facts["arch"] == "TinyMoeForCausalLM" and facts["layers"] == 1
+    assert facts["experts"] == {"count": 2, "used": 1, "expert_bytes": 2048, "dense_bytes": 512 + 3200}
+    assert facts["active_bytes_per_token"] == 512 + 3200 + 1024  # the embedding table is not read per token
+    assert facts["kv_bytes_per_token"] == 1 * 2 * 4 * 2 * 2  # layers × KV heads × head dim × K and V × bf16
+    assert facts["params"] == 100 * 16 * 2 + 16 * 16 + 32 * 16 * 2
+    assert model_facts.find(["vllm", "serve", str(tmp_path)]) == str(tmp_path)
+
+
+def test_without_the_gguf_package_the_model_is_null_with_the_fix(moe_gguf, monkeypatch):
+    monkeypatch.setitem(sys.modules, "gguf", None)  # import gguf now raises ImportError
+    inputs = model_facts.fill(LimitsInput(), ["llama-cli", "-m", moe_gguf])
+    assert inputs.model_file is None and "pip install gguf" in inputs.model_reason
