@@ -244,13 +244,15 @@ def _memory_floor_s(per_device: dict, hardware: Optional[dict]) -> tuple[Optiona
     return total_s, worst[1], parts, ""
 
 
-def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict], rep: dict) -> tuple[Optional[dict], str]:
+def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict],
+            rep: dict) -> tuple[Optional[dict], str, Optional[float]]:
+    """(decode's floor, why it is null, seconds for one pass over the weights alone: TTFT's floor)."""
     measured = rec.get("ms_per_token")
     if model is None:
-        return None, "the model is unknown (see model)"
+        return None, "the model is unknown (see model)", None
     where, how, experts = placement(model, rep, rec.get("command") or [], hardware)
     if where is None:
-        return None, how
+        return None, how, None
     per_device = dict(where)
     tokens = rec.get("tokens") or {}
     kv, context = model.get("kv_bytes_per_token"), None
@@ -260,7 +262,7 @@ def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict], rep: dic
         per_device[home] = per_device[home] + kv * context
     floor_s, bound, parts, why = _memory_floor_s(per_device, hardware)
     if floor_s is None:
-        return None, why
+        return None, why, None
     kv_note = (f"; KV {_mb(kv * context)}/token at a mean context of {context:.0f} tokens" if context is not None
                else "; KV cache not counted (" + ("the prompt's token count is unknown)" if kv else
                                                   "the model's KV size is unknown)"))
@@ -270,16 +272,15 @@ def _decode(rec: dict, model: Optional[dict], hardware: Optional[dict], rep: dic
            "gbps": {r: _gbps(hardware, r)[0] for r in per_device},
            "expert_bytes_per_token": experts,
            "evidence": "; ".join(parts) + kv_note + f"; placement: {how}"}
-    return out, ""
+    return out, "", _memory_floor_s(where, hardware)[0]
 
 
-def _ttft(rec: dict, decode: Optional[dict]) -> Optional[dict]:
+def _ttft(rec: dict, decode: Optional[dict], weights_s: Optional[float]) -> Optional[dict]:
     """One pass over the weights: null where decode's floor is (its reason says why)."""
-    if decode is None:
+    if decode is None or weights_s is None:
         return None
     measured = (rec.get("phases") or {}).get("ttft_s")
-    floor_s = decode["floor_ms_per_token"] / 1000
-    out = {"floor_s": round(floor_s, 6), "measured_s": measured, **_judge(floor_s, measured),
+    out = {"floor_s": round(weights_s, 6), "measured_s": measured, **_judge(weights_s, measured),
            "bound_by": decode["bound_by"],
            "evidence": "one pass over the active weights; the prompt's compute is not counted (no peak FLOPs known)"}
     return out
@@ -356,8 +357,8 @@ def limits_section(rec: dict, inputs: Optional[LimitsInput], reported: Optional[
     inputs = inputs or LimitsInput()
     model, hardware = rec.get("model"), rec.get("hardware")
     rep = reported or {}
-    decode, decode_why = _decode(rec, model, hardware, rep)
-    ttft = _ttft(rec, decode)
+    decode, decode_why, weights_s = _decode(rec, model, hardware, rep)
+    ttft = _ttft(rec, decode, weights_s)
     load, load_why = _load(rec, model, hardware, inputs)
     found = {"load": (load, load_why), "ttft": (ttft, ""), "decode": (decode, decode_why)}  # ttft: as decode
     if load is None and decode is None:
