@@ -249,3 +249,15 @@ def test_without_the_gguf_package_the_model_is_null_with_the_fix(moe_gguf, monke
     monkeypatch.setitem(sys.modules, "gguf", None)  # import gguf now raises ImportError
     inputs = model_facts.fill(LimitsInput(), ["llama-cli", "-m", moe_gguf])
     assert inputs.model_file is None and "pip install gguf" in inputs.model_reason
+
+
+def test_report_has_a_floor_table(tmp_path):
+    from wrapper.present import html_report
+
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": 4800})[-1]
+    records = tmp_path / "runs.jsonl"
+    records.write_text(json.dumps(rec) + "\n")
+    text = open(html_report.write_report([str(records)], str(tmp_path / "r.html")), encoding="utf-8").read()
+    assert "<h3>hardware floors</h3>" in text
+    assert "<td>decode</td><td class=\"num\">2.610</td><td class=\"num\">0.675</td><td>ms/token</td>" in text
+    assert 'width:25.9%' in text  # the floor drawn inside the measured bar

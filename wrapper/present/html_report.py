@@ -100,6 +100,37 @@ def _load_steps_table(record: dict) -> str:
                      (1, 2, 4, 5)))
 
 
+def _floor_bar(share: Optional[float]) -> str:
+    """The measured phase as a full bar with its floor drawn inside it (the share of the bar the floor fills)."""
+    if share is None:
+        return ""
+    return ('<div style="width:12em;background:#ddd;height:0.8em"><div style="width:'
+            f'{min(share, 1.0) * 100:.1f}%;background:#555;height:0.8em"></div></div>')
+
+
+def _limits_table(record: dict) -> str:
+    """Each phase beside the floor its bytes allow on this hardware (see derive.limits)."""
+    limits = record.get("limits") or {}
+    rows = []
+    for name in ("load", "ttft", "decode"):
+        entry = limits.get(name)
+        if not entry:
+            continue
+        per_token = "floor_ms_per_token" in entry
+        measured = entry.get("measured_ms_per_token") if per_token else entry.get("measured_s")
+        floor = entry["floor_ms_per_token"] if per_token else entry["floor_s"]
+        over = entry.get("over_limit")
+        share = (_num(entry["efficiency"], "{:.0%}") if entry.get("efficiency") is not None else
+                 f'<span class="warn">{_e(over["reason"])}</span>' if over else _num(None))
+        rows.append([_e(name), _num(measured), _num(floor), _e("ms/token" if per_token else "s"), share,
+                     _floor_bar(entry.get("efficiency")), _e(entry["bound_by"]), _e(entry["evidence"])])
+    if not rows:
+        return ""
+    return ("<h3>hardware floors</h3>\n"
+            + _table(["phase", "measured", "floor", "unit", "of the limit", "floor in measured", "bound by",
+                      "evidence"], rows, (1, 2, 4)))
+
+
 def _reported_table(record: dict) -> str:
     rows = [[_e(r["phase"]), _num(r["measured_s"]), _num(r["reported_s"]), _num(r["diff_s"], "{:+.3f}"),
              f'<span class="warn">{_e(r["why"] or "differs")}</span>' if r.get("flagged") else ""]
@@ -165,6 +196,7 @@ def _run_section(view: RunView) -> str:
             parts.append(f"<p>{_e(line)}</p>\n")
     parts.append(f"<pre>{_e(ascii_bar(rec))}</pre>\n")
     parts.append(_load_steps_table(rec))
+    parts.append(_limits_table(rec))
     parts.append(_reported_table(rec))
     parts.append(_diagnosis(rec))
     notes = [f"marker never seen: {m['field'][8:]}: {m['reason']}" for m in rec.get("missing", [])
