@@ -261,3 +261,21 @@ def test_report_has_a_floor_table(tmp_path):
     assert "<h3>hardware floors</h3>" in text
     assert "<td>decode</td><td class=\"num\">2.610</td><td class=\"num\">0.675</td><td>ms/token</td>" in text
     assert 'width:25.9%' in text  # the floor drawn inside the measured bar
+
+
+def test_plot_draws_the_floor_inside_the_phase_band(tmp_path):
+    pytest.importorskip("matplotlib")
+    from wrapper.present import plot
+    from wrapper.present.plot import draw
+
+    rec = wrapper.analyze(H200_LLAMA, model_bytes=3.24e9, peaks={"gpu-memory": 4800})[-1]
+    records = tmp_path / "r.jsonl"
+    records.write_text(json.dumps(rec) + "\n")
+    fig = draw._timeline_figure(plot.load_runs([str(records)]))
+    [floor] = [c for c in fig.axes[0].collections if c.get_gid() == "floor-decode"]
+    [path] = floor.get_paths()
+    start = rec["markers"]["first_token"]["t_s"]
+    decode = rec["markers"]["last_token"]["t_s"] - start
+    width = rec["limits"]["decode"]["efficiency"] * decode
+    assert (round(path.get_extents().x0, 6), round(path.get_extents().x1, 6)) == (round(start, 6),
+                                                                                  round(start + width, 6))
