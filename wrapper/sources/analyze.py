@@ -64,6 +64,7 @@ class Observed:
     warnings: list = field(default_factory=list)  # RunWarning
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
+    recorded_limits: dict = field(default_factory=dict)  # a capture's live ``model`` and ``hardware``
     raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
     parsed: Optional[list] = None  # the framework's reports from raw_lines, once parsed
 
@@ -78,6 +79,8 @@ def _from_capture(cap: Capture) -> Observed:
                    samples=cap.samples, header=h, request=cap.extra.get("request"))
     obs.sampler_infos = (cap.extra.get("samplers") or {}).get("infos") or []
     obs.run_facts = {k: v for k, v in (cap.record or {}).items() if k in RUN_FACT_KEYS}
+    # the peaks probed on the machine that ran it (not this one's), and its model where the file is gone
+    obs.recorded_limits = {k: (cap.record or {}).get(k) for k in ("model", "hardware")}
     if cap.exit is not None:
         obs.exit = cap.exit
         obs.end_ns = t0 + int(cap.exit["t_ns"])
@@ -388,7 +391,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
-    cfg = dataclasses.replace(cfg, limits=model_facts.fill(cfg.limits or LimitsInput(), obs.command or []))
+    cfg = dataclasses.replace(cfg, limits=_limits_input(cfg.limits, obs))
     prep = prepare(cfg)
     if obs.merged:
         prep = _merged(prep)
@@ -417,6 +420,18 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
         stream = stream_from_json(obs.request["result"], obs.t0_ns)
         apply_stream(facts, stream)
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
+
+
+def _limits_input(given: Optional[LimitsInput], obs: Observed) -> LimitsInput:
+    """The model file the recording names (read here if it exists), else the live record's model; the live
+    record's hardware (``--peak`` goes over it)."""
+    limits = model_facts.fill(given or LimitsInput(), obs.command or [])
+    model, hardware = obs.recorded_limits.get("model"), obs.recorded_limits.get("hardware")
+    if limits.model_file is None and model and limits.model_bytes is None and limits.active_bytes is None:
+        limits = dataclasses.replace(limits, model_file=model)
+    if hardware:
+        limits = dataclasses.replace(limits, hardware=hardware)
+    return limits
 
 
 def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
