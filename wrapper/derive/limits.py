@@ -26,6 +26,7 @@ PLAUSIBLE_MAX = 1.05
 STEP_READ_MIN_MIB = 1.0
 _MIB = 1 << 20
 _GB = 1e9
+GPU_ONLY_FRAMEWORKS = ("vllm", "sglang", "tensorrt-llm")  # they keep the weights in GPU memory (no CPU offload here)
 
 
 @dataclass
@@ -65,7 +66,8 @@ def _from_log(reported: Optional[dict]) -> Optional[dict]:
     info = extra.get("model_info") or {}
     size = info.get("file_bytes")
     if size is None:
-        gib = extra.get("model_weights_gib") or extra.get("model_loading_gib")
+        # vLLM prints GiB, labelled "GB" before 2025 (model_weights_gb)
+        gib = extra.get("model_weights_gib") or extra.get("model_loading_gib") or extra.get("model_weights_gb")
         size = None if gib is None else round(gib * (1 << 30))
     if size is None:
         return None
@@ -206,6 +208,8 @@ def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -
                 f"experts in host buffers ({_mb(host)} host, {_mb(device)} device model buffers)",
                 _expert_split(experts, expert_host))
     share, why = _gpu_share(rep, command, model.get("layers"))
+    if share is None and rep.get("framework") in GPU_ONLY_FRAMEWORKS:
+        share, why = 1.0, f"{rep['framework']} keeps the weights in GPU memory"
     if share is None and host is not None:
         share, why = device / (host + device), f"model buffers: {_mb(host)} host, {_mb(device)} device"
     if share is None:
