@@ -138,8 +138,10 @@ def f16_gguf() -> str:
 @pytest.mark.skipif(not BIN, reason="PHASEWRAP_LLAMA_BIN_DIR is not set: run .ci/llama-build.sh")
 def test_cpu_decode_of_a_1gb_f16_model_is_bound_by_cpu_memory(tmp_path):
     model = f16_gguf()
-    # a fresh probe just before the run (not a cached figure from a quieter or busier hour)
-    env = {**os.environ, "PHASEWRAP_CACHE_DIR": str(tmp_path / "cache")}
+    # A fresh probe just before the run (not a cached figure from a quieter or busier hour). OMP_WAIT_POLICY:
+    # on a shared 2-core machine OpenMP's spinning barriers (hundreds a token) lose whole timeslices to other
+    # processes, and decode drops to ~10 % of the memory's rate; waiting passively keeps it memory-bound.
+    env = {**os.environ, "PHASEWRAP_CACHE_DIR": str(tmp_path / "cache"), "OMP_WAIT_POLICY": "passive"}
     proc = run_phasewrap(["run", "--format", "json", "--quiet", "--", os.path.join(BIN, "llama-completion"),
                           "-m", model, "-p", "the quick brown fox", "-n", "16", "-no-cnv", "-t", "2", "--seed", "1"],
                          env=env, timeout=300)
@@ -148,7 +150,7 @@ def test_cpu_decode_of_a_1gb_f16_model_is_bound_by_cpu_memory(tmp_path):
     assert rec["model"]["source"] == "file" and rec["model"]["bytes"] >= 1e9
     decode = rec["limits"]["decode"]
     assert decode["bound_by"] == "cpu-memory", decode
-    assert decode["efficiency"] is not None and 0.3 <= decode["efficiency"] <= 1.05, decode
+    assert decode["efficiency"] is not None and 0.3 <= decode["efficiency"] <= 1.05, (decode, rec["hardware"])
     assert rec["hardware"]["peaks"]["cpu-memory"]["source"].startswith("measured")
 
 

@@ -3,9 +3,10 @@
 * ``gpu-memory``: NVML's maximum memory clock × bus width × 2 (double data rate), else a small table of published
   figures keyed by the device name (with the source).
 * ``pcie``: NVML's maximum link generation × width → GB/s after encoding (the current link beside it).
-* ``cpu-memory``: measured: as many processes as the run has threads (``-t N``), each scanning its own buffer
-  (a multiple of the last-level cache in all) with ``bytes.find`` of an absent byte (C's memchr: a streaming
-  read), timed together on the monotonic clock. A process each, not a thread: ``bytes.find`` holds the GIL.
+* ``cpu-memory``: measured: as many processes as the run has threads (``-t N``), started together, each scanning
+  its own buffer (a multiple of the last-level cache in all) with ``bytes.find`` of an absent byte (C's memchr: a
+  streaming read); the larger of one process's fastest pass per second of its own CPU time and the processes'
+  fastest pass together on the wall clock. A process each, not a thread: ``bytes.find`` holds the GIL.
 * ``disk``: measured: a sequential read of the model file with direct I/O (``O_DIRECT``: the device, not the
   page cache; the file's cached pages are left as they are), at most ``DISK_READ_MAX_BYTES`` or ``PROBE_MAX_S``.
 * ``page-cache``: measured: a temporary file written to the cache directory, read back from the page cache.
@@ -33,9 +34,9 @@ DISK_READ_MAX_BYTES = 512 << 20
 DISK_READ_MIN_BYTES = 16 << 20  # a shorter read times the request latency, not the device
 PROBE_MAX_S = 2.0
 PAGE_CACHE_FILE_BYTES = 64 << 20
-CPU_BUFFER_TOTAL_BYTES = 512 << 20
-CPU_BUFFER_MIN_BYTES = 64 << 20
-CPU_PASSES = 4
+CPU_BUFFER_TOTAL_BYTES = 1 << 30
+CPU_BUFFER_MIN_BYTES = 32 << 20  # the buffers together, not each, must outsize the last-level cache
+CPU_PASSES = 12
 _CHUNK = 4 << 20
 # GB/s per lane after line encoding (8b/10b to gen 2, 128b/130b from gen 3, FLIT from gen 6)
 PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
@@ -54,10 +55,12 @@ buf = b"\x02" * n
 buf.find(b"\x01")
 sys.stdout.write("ready\n"); sys.stdout.flush()
 sys.stdin.readline()
-t0 = time.monotonic_ns()
+cpu, wall = [time.process_time_ns()], [time.monotonic_ns()]
 for _ in range(passes):
     buf.find(b"\x01")
-print(t0, time.monotonic_ns(), n * passes, flush=True)
+    cpu.append(time.process_time_ns())
+    wall.append(time.monotonic_ns())
+print(n, *cpu, *wall, flush=True)
 """
 
 
@@ -147,7 +150,9 @@ def _threads(command: Sequence[str]) -> int:
 
 
 def cpu_memory_gbps(workers: int) -> tuple[Optional[float], str]:
-    """(GB/s, how) streaming reads of ``workers`` processes at once; (None, why) on failure."""
+    """(GB/s, how) streaming reads of ``workers`` processes at once (at most one per CPU); (None, why) on
+    failure."""
+    workers = max(1, min(workers, os.cpu_count() or 1))
     per = max(CPU_BUFFER_MIN_BYTES, CPU_BUFFER_TOTAL_BYTES // workers)
     procs = []
     try:
@@ -167,10 +172,24 @@ def cpu_memory_gbps(workers: int) -> tuple[Optional[float], str]:
             p.stdin.close()  # a worker still waiting for "go" reads EOF and ends
             p.wait()
             p.stdout.close()
-    span_s = (max(r[1] for r in results) - min(r[0] for r in results)) / 1e9
-    total = sum(r[2] for r in results)
-    return total / span_s / 1e9, (f"measured: {workers} process(es) × {per >> 20} MiB streaming read (memchr), "
-                                  f"{CPU_PASSES} passes")
+    if any(len(r) != 2 * CPU_PASSES + 3 for r in results):
+        return None, "a memory-read worker ended before its passes were timed"
+    return _peak_gbps(results, workers, per)
+
+
+def _peak_gbps(results: list, workers: int, per: int) -> tuple[float, str]:
+    """The larger of one worker's fastest pass per second of its own CPU time (what one core streams while it
+    runs: a pass the scheduler preempted on a shared machine is not slowed by the wait) and the workers' fastest
+    pass taken together on the wall clock (from the first start to the last end of pass i): N cores stream at
+    least as fast as either."""
+    p = CPU_PASSES
+    one = max(r[0] / ((r[i + 1] - r[i]) / 1e9) for r in results for i in range(1, p + 1))
+    together = max(sum(r[0] for r in results)
+                   / ((max(r[p + 3 + i] for r in results) - min(r[p + 2 + i] for r in results)) / 1e9)
+                   for i in range(p))
+    how = (f"one process's fastest of {p} passes per CPU second" if one >= together else
+           f"{workers} processes' fastest of {p} passes together")
+    return max(one, together) / 1e9, f"measured: {how}, {per >> 20} MiB streaming read each (memchr)"
 
 
 def _timed_reads(fd: int, max_bytes: int) -> tuple[int, float]:
