@@ -88,3 +88,17 @@ def test_probe_measures_once_then_reads_the_cache(tmp_path, proc_root, monkeypat
                            folder=str(tmp_path / "cache"))
     assert again["cached"] is True and again["peaks"] == peaks
     assert os.path.isfile(again["cache_file"])
+
+
+def test_no_driver_means_no_gpu_and_the_gpus_are_nvmls_names(tmp_path, proc_root, monkeypatch):
+    with_gpu = hardware.probe(["x", "-t", "1"], nvml_module=LinkPynvml(), proc_root=proc_root,
+                              folder=str(tmp_path / "a"))
+    assert with_gpu["gpus"] == ["NVIDIA H200"]
+    from wrapper.measure.sampling import nvml
+
+    monkeypatch.setattr(nvml, "no_driver_here", lambda: True)
+    none = hardware._gpu(None, {"gpus": []})
+    assert none["names"] == [] and none["memory"]["reason"] == "no NVIDIA GPU here"
+    # a driver but an NVML that fails to start: unknown, not "no GPU"
+    broken = hardware._gpu(LinkPynvml(init_error=FakePynvml.NVML_ERROR_UNKNOWN), {"gpus": ["x"]})
+    assert broken["names"] is None and "NVML is not available" in broken["memory"]["reason"]

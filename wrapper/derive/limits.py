@@ -213,8 +213,7 @@ def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -
     if share is None and host is not None:
         share, why = device / (host + device), f"model buffers: {_mb(host)} host, {_mb(device)} device"
     if share is None:
-        gpus = (hardware or {}).get("gpus")
-        if gpus == [] or (hardware is not None and not _gbps(hardware, "gpu-memory")[0] and gpus is not None):
+        if (hardware or {}).get("gpus") == []:  # the probe found no NVIDIA driver: nothing to offload to
             share, why = 0.0, "no GPU on this host"
         else:
             return None, "where the weights live is not in the log (no buffer sizes, no offload line, no -ngl)", None

@@ -119,7 +119,7 @@ def gpu_peaks(links: Optional[list]) -> tuple[dict, dict]:
         reason = "NVML is not available (no NVIDIA GPU here, or nvidia-ml-py is not installed)"
         return _figure(None, None, reason), _figure(None, None, reason)
     if not links:
-        return _figure(None, None, "NVML lists no GPU"), _figure(None, None, "NVML lists no GPU")
+        return _figure(None, None, "no NVIDIA GPU here"), _figure(None, None, "no NVIDIA GPU here")
     gpu = links[0]
     clock, width = gpu.get("mem_clock_max_mhz"), gpu.get("bus_width_bits")
     if clock and width:
@@ -288,13 +288,16 @@ def probe(command: Sequence[str], model_path: Optional[str] = None, *, nvml_modu
     def cached(slot: str, sub: Optional[str], measure):
         table = entry.setdefault(slot, {}) if sub is not None else entry
         name = sub if sub is not None else slot
-        if name not in table:
-            table[name] = measure()
-            fresh.append(slot)
-        return table[name]
+        if name in table:
+            return table[name]
+        value = measure()
+        fresh.append(slot)
+        if value.get("gbps") is not None or slot == "gpu":  # a failed measurement is tried again next time
+            table[name] = value
+        return value
 
     threads = _threads(command)
-    gpu = cached("gpu", None, lambda: list(gpu_peaks(_gpu_links(nvml_module, ident))))
+    gpu = cached("gpu", None, lambda: _gpu(nvml_module, ident))
     cpu = cached("cpu_memory", str(threads), lambda: _figure(*_swap(cpu_memory_gbps(threads))))
     device = _model_device(model_path)
     disk = (cached("disk", device, lambda: _figure(*_swap(disk_gbps(model_path)))) if device is not None
@@ -305,9 +308,10 @@ def probe(command: Sequence[str], model_path: Optional[str] = None, *, nvml_modu
             write_file(path, json.dumps(cache, indent=1, sort_keys=True))
         except Exception:  # an unwritable cache only means probing again next time
             pass
-    return {"host": ident["host"], "cpu": ident["cpu"], "gpus": [g.split(" @ ")[0] for g in ident["gpus"]],
-            "cached": not fresh, "cache_file": path, "threads": threads,
-            "peaks": {"gpu-memory": gpu[0], "cpu-memory": cpu, "disk": disk, "pcie": gpu[1], "page-cache": page}}
+    return {"host": ident["host"], "cpu": ident["cpu"], "gpus": gpu["names"], "cached": not fresh,
+            "cache_file": path, "threads": threads,
+            "peaks": {"gpu-memory": gpu["memory"], "cpu-memory": cpu, "disk": disk, "pcie": gpu["pcie"],
+                      "page-cache": page}}
 
 
 def _swap(pair: tuple) -> tuple:
@@ -317,11 +321,19 @@ def _swap(pair: tuple) -> tuple:
 
 
 def _gpu_links(nvml_module, ident: dict) -> Optional[list]:
+    """``nvml.gpu_links``; [] where no NVIDIA driver is installed (no NVIDIA GPU), None where NVML can't tell."""
     if nvml_module is None and not ident["gpus"]:
         from .sampling.nvml import no_driver_here
 
         if no_driver_here():
-            return None
+            return []
     from .sampling.nvml import gpu_links
 
     return gpu_links(nvml_module)
+
+
+def _gpu(nvml_module, ident: dict) -> dict:
+    """The GPUs' names (None: unknown) and the first one's memory and PCIe figures."""
+    links = _gpu_links(nvml_module, ident)
+    memory, pcie = gpu_peaks(links)
+    return {"names": None if links is None else [g.get("name") for g in links], "memory": memory, "pcie": pcie}
