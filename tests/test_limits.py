@@ -212,6 +212,10 @@ def test_moe_experts_put_on_the_cpu_are_read_from_system_ram():
     assert where == {"cpu-memory": 1.5e9, "gpu-memory": 1.5e9}  # 6 GB × 2/8 routed from RAM
     assert experts == {"cpu-memory": 1_500_000_000, "gpu-memory": 500_000_000}
     assert "host buffers" in how
+    # the override lines out of view (a log without -v): the command line's --n-cpu-moe says the same
+    rep["moe_experts_cpu"] = None
+    assert placement(model, rep, ["llama-server", "--n-cpu-moe", "30"], None)[0] == where
+    assert placement(model, rep, ["llama-server"], None)[0] == {"gpu-memory": 3e9}  # all 41 layers on CUDA0
 
 
 def _safetensors(path, tensors):

@@ -26,6 +26,7 @@ PLAUSIBLE_MAX = 1.05
 STEP_READ_MIN_MIB = 1.0
 _MIB = 1 << 20
 _GB = 1e9
+CPU_MOE_FLAGS = ("--n-cpu-moe", "-ncmoe", "--cpu-moe", "-cmoe")  # llama.cpp: experts kept in system RAM
 GPU_ONLY_FRAMEWORKS = ("vllm", "sglang", "tensorrt-llm")  # they keep the weights in GPU memory (no CPU offload here)
 
 
@@ -200,7 +201,8 @@ def placement(model: dict, rep: dict, command: list, hardware: Optional[dict]) -
     experts = model.get("experts") or {}
     moe = rep.get("moe_experts_cpu") or {}
     host, device = _host_model_bytes(rep)
-    overridden = any(moe.get(k) for k in ("exps_tensors_cpu", "cpu_model_mib", "n_cpu_moe"))
+    overridden = (any(moe.get(k) for k in ("exps_tensors_cpu", "cpu_model_mib", "n_cpu_moe"))
+                  or any(a.partition("=")[0] in CPU_MOE_FLAGS for a in command))
     if experts.get("expert_bytes") and experts.get("used") and overridden and host is not None and device:
         expert_host = min(host, experts["expert_bytes"])
         on_cpu = min(active, expert_host * experts["used"] / experts["count"] + max(0.0, host - expert_host))
