@@ -38,7 +38,7 @@ CPU_BUFFER_TOTAL_BYTES = 1 << 30
 CPU_BUFFER_MIN_BYTES = 32 << 20  # the buffers together, not each, must outsize the last-level cache
 CPU_PASSES = 12
 _CHUNK = 4 << 20
-PROBE_VERSION = 1  # part of the cache key: a changed probe measures again
+PROBE_VERSION = 2  # part of the cache key: a changed probe measures again
 # GB/s per lane after line encoding (8b/10b to gen 2, 128b/130b from gen 3, FLIT from gen 6)
 PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 # Published memory bandwidth, GB/s, by device name (NVIDIA's product datasheets): the fallback where NVML gives
@@ -282,13 +282,14 @@ def probe(command: Sequence[str], model_path: Optional[str] = None, *, nvml_modu
     ident = identity(proc_root)
     key = hashlib.sha256(json.dumps([PROBE_VERSION, ident], sort_keys=True).encode()).hexdigest()[:16]
     cache = _load_cache(path)
-    entry = cache.setdefault(key, {"identity": ident})
+    entry = cache.get(key) if isinstance(cache.get(key), dict) else {"identity": ident}
+    cache[key] = entry
     fresh = []
 
     def cached(slot: str, sub: Optional[str], measure):
         table = entry.setdefault(slot, {}) if sub is not None else entry
         name = sub if sub is not None else slot
-        if name in table:
+        if isinstance(table.get(name), dict):  # anything else is a cache from elsewhere: measure again
             return table[name]
         value = measure()
         fresh.append(slot)

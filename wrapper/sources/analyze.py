@@ -81,6 +81,8 @@ def _from_capture(cap: Capture) -> Observed:
     obs.run_facts = {k: v for k, v in (cap.record or {}).items() if k in RUN_FACT_KEYS}
     # the peaks probed on the machine that ran it (not this one's), and its model where the file is gone
     obs.recorded_limits = {k: (cap.record or {}).get(k) for k in ("model", "hardware")}
+    obs.recorded_limits["hardware_reason"] = next((m.get("reason") for m in (cap.record or {}).get("missing") or ()
+                                                   if m.get("field") == "hardware"), None)
     if cap.exit is not None:
         obs.exit = cap.exit
         obs.end_ns = t0 + int(cap.exit["t_ns"])
@@ -431,6 +433,8 @@ def _limits_input(given: Optional[LimitsInput], obs: Observed) -> LimitsInput:
         limits = dataclasses.replace(limits, model_file=model)
     if hardware:
         limits = dataclasses.replace(limits, hardware=hardware)
+    elif obs.recorded_limits.get("hardware_reason"):  # the live run's own reason (e.g. its probe failed)
+        limits = dataclasses.replace(limits, hardware_reason=obs.recorded_limits["hardware_reason"])
     return limits
 
 
