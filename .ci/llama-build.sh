@@ -5,6 +5,7 @@
 #   PHASEWRAP_LLAMA_BIN_DIR  directory with llama-completion, llama-cli, llama-server, llama-bench
 #   PHASEWRAP_TINY_GGUF      a few-MB random llama model
 #   PHASEWRAP_MOE_GGUF       a few-MB random LFM2-MoE model
+#   PHASEWRAP_F16_GGUF       a ~1 GB random f16 llama model (larger than a CPU's last-level cache: decode floors)
 # Everything is cached under $PHASEWRAP_CACHE (default ~/.cache/phasewrap); a warm cache takes about a second.
 #
 # Needs: cmake, g++ (or another C++ compiler), make, tar, python3 with pip, and the test extra (gguf, numpy);
@@ -12,7 +13,7 @@
 # PyPI must be reachable on the first run only (the llama-cpp-python sdist is cached). Reads no stdin.
 
 phasewrap_llama_build() {
-    local repo_dir build_stdout models_dir script_hash tiny moe
+    local repo_dir build_stdout models_dir script_hash tiny moe f16
     repo_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     export PHASEWRAP_CACHE=${PHASEWRAP_CACHE:-$HOME/.cache/phasewrap}
 
@@ -34,10 +35,15 @@ phasewrap_llama_build() {
     if [[ ! -s $moe ]]; then
         python3 "$repo_dir/samples/make_tiny_gguf.py" --arch lfm2moe -o "$moe" </dev/null >&2 || return 1
     fi
+    f16=$models_dir/llama-f16-1gb-$script_hash.gguf
+    if [[ ! -s $f16 ]]; then
+        python3 "$repo_dir/samples/make_tiny_gguf.py" --size-mb 1024 --dtype f16 --seed 3 -o "$f16" </dev/null >&2 || return 1
+    fi
 
     export PHASEWRAP_LLAMA_BIN_DIR=${build_stdout##*$'\n'}
     export PHASEWRAP_TINY_GGUF=$tiny
     export PHASEWRAP_MOE_GGUF=$moe
+    export PHASEWRAP_F16_GGUF=$f16
     echo "llama-build.sh: PHASEWRAP_LLAMA_BIN_DIR=$PHASEWRAP_LLAMA_BIN_DIR PHASEWRAP_TINY_GGUF=$tiny PHASEWRAP_MOE_GGUF=$moe" >&2
 }
 

@@ -117,8 +117,9 @@ def test_unknown_log_is_not_an_error(tmp):
     [rec] = _analyze_json([str(log)])
     assert rec["reported"]["framework"] == "unknown"
     assert rec["phases"] == {"load_s": None, "ttft_s": None, "decode_s": None, "total_s": None}
-    assert rec["missing"] == [{"field": "phases", "reason": "the log has no timestamps and no framework timings "
-                               "were recognised"}]
+    assert rec["missing"][0] == {"field": "phases", "reason": "the log has no timestamps and no framework timings "
+                                 "were recognised"}
+    assert [m["field"] for m in rec["missing"][1:]] == ["model", "hardware", "limits"]  # no floors either
     assert (rec["status"], rec["exit_code"], rec["started_at"], rec["t0_monotonic_ns"]) == ("unknown", None, None, None)
 
 

@@ -56,7 +56,7 @@ def test_thresholds_parse(text, key, op, kind, limit):
 @pytest.mark.parametrize("text,says", [
     ("ttft=5%", "'ttft=5%': not a threshold; write METRIC>VALUE"),
     ("ttft>5%", "'ttft>5%': a relative change needs its sign: 'ttft>+5%'"),
-    ("speed>+5%", "'speed>+5%': unknown metric 'speed'; use one of decode, decode_gap_p99,"),
+    ("speed>+5%", "'speed>+5%': unknown metric 'speed'; use one of decode, decode_efficiency, decode_floor_ms,"),
     ("ttft>+5J", "'ttft>+5J': unit 'J' does not fit ttft_s (s); units: s, ms"),
     ("stalls>3x", "'stalls>3x': unit 'x' does not fit stalls_total (count); units: none (a plain number)"),
     ("ttft>", "'ttft>': not a threshold"),

@@ -29,8 +29,11 @@ def test_b4662_cli_full_run_llama_perf_generation():
         "CPU_Mapped": {"model_mib": 69.08, "kv_mib": None, "compute_mib": None},
         "CUDA_Host": {"model_mib": None, "kv_mib": None, "compute_mib": 9.01},
     }
+    # print_info's "file size = 1.49 GiB", "model params = 2.78 B", "arch = gptneox", "n_layer = 32", "n_expert = 0"
     assert r["extra"] == {"kv_self_mib": 640.00, "output_buffers_mib": {"CUDA_Host": 0.19}, "sampling_runs": 263,
-                          "total_tokens": 262}
+                          "total_tokens": 262, "model_info": {
+                              "file_bytes": round(1.49 * 2 ** 30), "params": 2_780_000_000, "arch": "gptneox",
+                              "layers": 32, "expert_count": 0, "expert_used": 0}}
     assert r["moe_experts_cpu"] is None and r["peak_memory_gb"] is None
     assert r["warnings"] == []
 

@@ -73,6 +73,21 @@ def _sweeps(sweep) -> list:
     return out
 
 
+def _limits_input(cmd: str, model_path, model_bytes, active_bytes, peaks):
+    """The user's figures for the floors, checked (UsageError naming the option)."""
+    from .derive.limits import LimitsInput, parse_peak
+    from .validate import check_bytes
+
+    try:
+        given = {k: check_bytes(f"--{k.replace('_', '-')}", v) for k, v in
+                 (("model_bytes", model_bytes), ("active_bytes", active_bytes)) if v is not None}
+        items = (peaks or {}).items() if isinstance(peaks, Mapping) else [parse_peak(p) for p in peaks or ()]
+        checked = dict(parse_peak(f"{name}={gbps}") for name, gbps in items)
+    except ValueError as exc:
+        raise UsageError(f"phasewrap {cmd}: {exc}") from None
+    return LimitsInput(model_path=None if model_path is None else os.fspath(model_path), peaks=checked, **given)
+
+
 def _check_seconds(name: str, value, allow_none: bool = True) -> None:
     from . import validate
 
@@ -124,6 +139,10 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
     sweep_id, scheduler, job_id, plan index); ``jsonl``, ``csv`` and ``capture_dir`` may hold ``{host}``,
     ``{shard}``, ``{sweep_id}`` and ``{run_id}``. ``prom_textfile`` (a directory) and ``mlflow`` (a tracking
     URI, ``""`` for the local default) export each record (extras ``prometheus`` / ``mlflow``).
+
+    Floors (``limits``): the model is read from ``model_path`` or the command line, the host's peaks are probed
+    once and cached (``probe_hardware=False``: not at all); ``model_bytes``, ``active_bytes`` and ``peaks``
+    (``{"gpu-memory": 4800}`` or ``["gpu-memory=4800"]``, GB/s) go over them.
 
     Returns the records (``RunRecords``, a list with ``exit_status``). Raises ``UsageError`` for bad options
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,
@@ -193,9 +212,11 @@ def _session_plan(command: Sequence[str], opts):
                      note=opts.note, quiet=opts.quiet, stdout_fd=2 if opts.stdout_to_stderr else 1, pty=opts.pty,
                      timeout_s=opts.timeout_s,
                      kill_grace_s=opts.kill_grace_s, capture_dir=opts.capture_dir, request=opts.request,
-                     max_tokens=opts.max_tokens, api=opts.api, url=opts.url, model=opts.model)
+                     max_tokens=opts.max_tokens, api=opts.api, url=opts.url, model=opts.model,
+                     limits=_limits_input("run", opts.model_path, opts.model_bytes, opts.active_bytes, opts.peaks))
     return SessionConfig(base=base, runs=opts.runs, warmup=opts.warmup, cold=opts.cold, drop_caches=opts.drop_caches,
-                         model_files=list(opts.model_files), sweeps=_sweeps(opts.sweep), fingerprint=opts.fingerprint)
+                         model_files=list(opts.model_files), sweeps=_sweeps(opts.sweep), fingerprint=opts.fingerprint,
+                         probe_hardware=opts.probe_hardware)
 
 
 def _checked(session) -> list:
@@ -229,9 +250,12 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
             first_token: Optional[str] = None, first_token_stream: str = "any", marks=None, profile: str = "auto",
             framework: Optional[str] = None, dmon: Optional[str] = None, query_gpu: Optional[str] = None,
             pidstat: Optional[str] = None, utc_offset_s: Optional[int] = None,
-            on_progress: Optional[Callable[[str], None]] = None) -> list:
+            on_progress: Optional[Callable[[str], None]] = None, model_path: Optional[str] = None,
+            model_bytes: Optional[float] = None, active_bytes: Optional[float] = None, peaks=None) -> list:
     """Run records from recorded output, as ``phasewrap analyze`` makes them: captures (files or directories),
     timestamped logs, asciinema recordings, plain logs; ``dmon`` / ``query_gpu`` / ``pidstat``: side files.
+    ``model_path`` / ``model_bytes`` / ``active_bytes`` / ``peaks``: as for ``run`` (this machine's hardware is
+    never probed: the recording may come from another).
 
     The marker options re-apply other markers to a capture. Raises ``UsageError`` naming a bad input.
     """
@@ -242,7 +266,8 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     config = RunConfig(command=[], profile=profile, ready=ready, ready_stream=ready_stream, first_token=first_token,
-                       first_token_stream=first_token_stream, marks=_marks(marks))
+                       first_token_stream=first_token_stream, marks=_marks(marks),
+                       limits=_limits_input("analyze", model_path, model_bytes, active_bytes, peaks))
     side = SideFiles(dmon=dmon, query_gpu=query_gpu, pidstat=pidstat, utc_offset_s=utc_offset_s)
     try:
         return analyze_files([os.fspath(p) for p in paths], config, side, framework=framework,

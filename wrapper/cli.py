@@ -139,7 +139,7 @@ def _add_run(sub) -> None:
                          "load / time to first token / decode.")
     _add_marker_options(run)
     for add in (_add_output_options, _add_child_options, _add_method_options, _add_sampling_options,
-                _add_server_options, _add_fleet_options, _add_run_baseline_options):
+                _add_server_options, _add_fleet_options, _add_run_baseline_options, _add_limits_options):
         add(run)
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
 
@@ -257,6 +257,24 @@ def _add_fleet_options(run) -> None:
                     "directory; needs phasewrap[mlflow])")
 
 
+def _add_limits_options(parser) -> None:
+    """The model and hardware figures the floors need, where the command line, the log or the probe lack them."""
+    g = parser.add_argument_group("hardware limits (the floor of each phase; see README 'Floors')")
+    g.add_argument("--model-path", metavar="PATH", help="the model file or directory (default: from -m/--model "
+                   "or a model file argument)")
+    g.add_argument("--model-bytes", type=validate.n_bytes("--model-bytes"), metavar="N", help="the model's size "
+                   "in bytes, over what the file or the log says")
+    g.add_argument("--active-bytes", type=validate.n_bytes("--active-bytes"), metavar="N",
+                   help="weight bytes read per token (a mixture of experts: dense + routed experts)")
+    g.add_argument("--peak", action="append", default=[], type=validate.peak("--peak"), metavar="RESOURCE=GBPS",
+                   help="a peak rate over the probed one: gpu-memory, cpu-memory, disk, pcie, page-cache; repeatable")
+
+
+def _limits_kwargs(args: argparse.Namespace) -> dict:
+    return {"model_path": args.model_path, "model_bytes": args.model_bytes, "active_bytes": args.active_bytes,
+            "peaks": dict(args.peak)}
+
+
 def _add_plan(sub) -> None:
     sub.add_parser("plan", parents=[sub.choices["run"]], add_help=False, conflict_handler="resolve",
                    formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -304,6 +322,7 @@ def _add_analyze(sub) -> None:
     side.add_argument("--pidstat", metavar="FILE", type=validate.input_file("--pidstat"), help="`pidstat -h -H -u -r -d -t -p PID 1` output")
     side.add_argument("--utc-offset", type=int, metavar="SECONDS", help="UTC offset of the machine that wrote "
                       "dmon/query-gpu times (default: this machine's zone)")
+    _add_limits_options(ana)
 
 
 def _add_env(sub) -> None:
@@ -530,7 +549,7 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
     values = {name: getattr(args, name) for name in OPTION_NAMES if hasattr(args, name)}
     values.update(marks=list(args.mark), tags=dict(args.tags), sweep=list(args.sweep),
                   model_files=tuple(args.model_files), fingerprint=not args.no_env,
-                  stdout_to_stderr=args.format in ("json", "jsonl"))
+                  stdout_to_stderr=args.format in ("json", "jsonl"), **_limits_kwargs(args))
     return RunOptions(**values)
 
 
@@ -587,7 +606,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
                           first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
                           framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
-                          utc_offset_s=args.utc_offset, on_progress=_err)
+                          utc_offset_s=args.utc_offset, on_progress=_err, **_limits_kwargs(args))
     if args.format == "json":
         _out(jsonl.pretty(records))
     elif args.format == "csv" and records:

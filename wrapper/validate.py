@@ -113,6 +113,32 @@ def seconds(option: str, maximum: float) -> Callable[[str], float]:
     return _argparse_type(check_seconds, option, maximum)
 
 
+def check_bytes(option: str, value) -> float:
+    """A positive, finite number of bytes (``3.24e9``)."""
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{option} expects a number of bytes (e.g. 3.24e9), got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(n) or n <= 0:
+        raise ValueError(f"{option} must be a positive number of bytes, got {value!r}")
+    return n
+
+
+def check_peak(option: str, text: str) -> tuple:
+    """``RESOURCE=GBPS`` (see ``derive.limits.parse_peak``)."""
+    from .derive.limits import parse_peak
+
+    return parse_peak(text)
+
+
+def n_bytes(option: str) -> Callable[[str], float]:
+    return _argparse_type(check_bytes, option)
+
+
+def peak(option: str) -> Callable[[str], tuple]:
+    return _argparse_type(check_peak, option)
+
+
 def url(option: str) -> Callable[[str], str]:
     return _argparse_type(check_url, option)
 

@@ -23,6 +23,7 @@ from ..model import profiles as _profiles
 from ..model.accessors import BUFFERED_KIND
 from ..model.events import Chunk, Marker, RunEnd, RunStart, RunWarning
 from .gaps import GapStamps, stall_windows
+from .limits import LimitsInput, fastest_read_mib_s
 from .loadsteps import LoadWatcher, load_steps
 from .reasoning import Boundary
 from .markers import ANY, MarkerSpec, PhaseTracker, TokenRule, compile_marker
@@ -59,6 +60,7 @@ class RunConfig:
     api: str = "openai"
     url: Optional[str] = None
     model: Optional[str] = None
+    limits: Optional[LimitsInput] = None  # model facts, hardware peaks, --model-bytes/--peak (derive.limits)
 
 
 # The options that shape how a run's output is read: a capture stores them, so its re-analysis reads it as the
@@ -298,6 +300,7 @@ def facts_from(prep: Prepared, profile: _profiles.Profile, tracker: PhaseTracker
         note=cfg.note,
         warnings=found + list(warnings),
         monotonic_clock=start.monotonic,
+        limits_input=cfg.limits,
         child={"pid": start.pid, "signal": end.signal, "received_signal": end.received_signal,
                "stop_reason": end.stop_reason, "pty": cfg.pty,
                "stdout_bytes": tracker.stream_bytes.get("out", 0),
@@ -326,6 +329,12 @@ def finish(facts: RunFacts, samples: Sequence = (), infos: Sequence = (),
         windows.update({("stall", i): window for i, window in enumerate(stalls)})
     resources = aggregate(samples, windows, infos)
     facts.stall_resources = [resources.pop(("stall", i)) for i in range(len(stalls))]
+    ready = facts.markers.get("ready")
+    if ready is not None and samples:  # the disk's rate as this run saw it, for a load floor without a probe
+        import dataclasses
+
+        facts.limits_input = dataclasses.replace(facts.limits_input or LimitsInput(),
+                                                 disk_read_peak_mib_s=fastest_read_mib_s(samples, facts.t0_ns, ready.t_ns))
     facts.resources = resources
     if watcher is None:
         facts.load_steps_reason = "no ready marker: the load window has no end"

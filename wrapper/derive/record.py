@@ -12,6 +12,7 @@ from ..model import phases as phase_table
 from .energy import per_token
 from ..model.events import Marker, stream_name
 from .gaps import GapStamps, decode_gaps
+from .limits import LimitsInput, hardware_section, limits_section, model_section
 from .markers import MarkerSpec
 from .reasoning import Boundary, summary as reasoning_summary
 
@@ -61,6 +62,7 @@ class RunFacts:
     thinking: Boundary = Boundary()  # a reasoning model's thinking → answer boundary
     stall_resources: list = field(default_factory=list)  # resource statistics of each listed stall's window
     last_lines: dict = field(default_factory=dict)  # stream → its last non-blank lines (a failed run's evidence)
+    limits_input: Optional[LimitsInput] = None  # the model file's facts, the host's peaks, the user's figures
 
 
 def iso_utc(epoch_s: float) -> str:
@@ -348,13 +350,23 @@ def _carried(f: RunFacts, _rec: dict) -> dict:
     return out
 
 
+def _limits(f: RunFacts, rec: dict) -> dict:
+    """``model``, ``hardware`` and each phase's floor in ``limits`` (see ``limits``); nulls say why in ``missing``."""
+    model, model_why = model_section(f.limits_input, f.reported)
+    hardware, hardware_why = hardware_section(f.limits_input)
+    out = {"model": model, "hardware": hardware}
+    limits, why = limits_section({**rec, **out}, f.limits_input, f.reported)
+    missing = [{"field": k, "reason": r} for k, r in (("model", model_why), ("hardware", hardware_why)) if r]
+    return {**out, "limits": limits, "missing": missing + why}
+
+
 # The record, section by section, in key order. To add a record key: give RunFacts a field for what it needs
 # (with a default, so every source keeps working), write ``def _mine(f: RunFacts, rec: dict) -> dict`` returning
 # ``{"my_key": value}`` (``rec`` holds the keys of the sections before it; read it, never change it) and, for
 # what it could not measure, ``"missing": [{"field": ..., "reason": ...}]`` of its own (``build`` joins them),
 # add it here, and give the key a row in the README's field table. The schema only grows: never rename or drop a key.
 SECTIONS: tuple = (_header, _phases, _token_rates, _decode_gaps, _markers, _reasoning, _labels, _failure, _reported, _energy_per_token,
-                   _load_steps, _carried)
+                   _load_steps, _carried, _limits)
 
 
 def build(f: RunFacts, sections: Sequence[Callable[[RunFacts, dict], dict]] = SECTIONS) -> dict:

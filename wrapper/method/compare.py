@@ -18,7 +18,8 @@ from . import stats
 from ..measure.env import args_sha256
 
 # decode detail: shown only when a side measured it (records from before these keys, or without GPU energy)
-DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj")
+DETAIL_METRICS = ("gap_p99_ms", "stalls_total", "energy_per_output_token_mj", "decode_floor_ms", "decode_efficiency",
+                  "load_efficiency")
 METRICS = phase_table.KEYS + ("ms_per_token",) + DETAIL_METRICS
 PROMPT_FLAGS = ("-p", "--prompt", "-f", "--file", "--prompt-file")
 MAX_TOKEN_FLAGS = ("-n", "--n-predict", "--max-tokens", "--max-new-tokens")

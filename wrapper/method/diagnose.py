@@ -15,7 +15,7 @@ Thresholds (one place, so the rules read as data):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence, Union
 
 from ..derive.loadsteps import START_UP
@@ -79,6 +79,7 @@ class _Facts:
     gaps: Optional[dict] = None  # decode gaps: medians of p50/p99/stall share, and the most stalled run's stalls
     model_format: Optional[str] = None  # "GGUF" / "safetensors": already a format the backend maps directly
     buffered: int = 0     # runs whose token stream came in one burst at exit: their phases can't be measured
+    limits: dict = field(default_factory=dict)  # phase → the first run's floor, with the median efficiency
 
 
 def _number(value) -> Optional[float]:
@@ -117,7 +118,53 @@ def _facts(records: Sequence[dict]) -> _Facts:
         gaps=_gap_facts(records),
         buffered=sum(1 for r in records if accessors.is_buffered(r)),
         model_format=accessors.model_format(records[0]),
+        limits=_limit_facts(records),
     )
+
+
+AT_LIMIT = 0.75  # a phase at this share of its floor or above is at the hardware limit
+
+
+def _limit_facts(records: Sequence[dict]) -> dict:
+    out = {}
+    for phase in ("load", "decode"):
+        floors = [(r.get("limits") or {}).get(phase) for r in records]
+        known = [x for x in floors if isinstance(x, dict) and isinstance(x.get("efficiency"), (int, float))
+                 and isinstance(x.get("bound_by"), str)]  # a floor the rules can quote: efficiency and its bound
+        if known:
+            out[phase] = {**known[0], "efficiency": stats.median([x["efficiency"] for x in known])}
+    return out
+
+
+def _limit_finding(f: _Facts, phase: str, quote: str) -> Optional[Finding]:
+    """The phase against its floor: at the limit, only fewer bytes or faster hardware help; far below, the time
+    goes elsewhere."""
+    floor = f.limits.get(phase)
+    if floor is None:
+        return None
+    eff, bound = floor["efficiency"], floor["bound_by"].replace("-", " ")
+    said = f"{quote}; {eff:.0%} of the {bound} floor ({floor.get('evidence') or 'no evidence recorded'})"
+    if eff >= AT_LIMIT and phase == "decode":
+        experts = floor.get("expert_bytes_per_token") or {}
+        fewer = ("fewer experts on the CPU (lower --n-cpu-moe / -ot exps=CPU, if VRAM allows), "
+                 if experts.get("cpu-memory") else "")
+        return Finding("decode_at_limit", f"decode at the hardware limit ({bound} bandwidth)", said,
+                       f"only fewer bytes per token or faster memory help: a smaller quant, {fewer}a model with "
+                       f"fewer active parameters, or hardware with more {bound} bandwidth")
+    if eff >= AT_LIMIT:
+        return Finding("load_at_limit", f"load at the hardware limit ({bound})", said,
+                       "only fewer bytes or a faster path help: a smaller quant, a faster disk (local NVMe), or a "
+                       "warm page cache between runs")
+    if phase == "decode":
+        p99 = (f.gaps or {}).get("p99_ms")
+        gpu = _res(f, "decode", "gpu_util_mean")
+        hints = "; ".join(x for x in (p99 and f"decode gaps p99 {p99:.1f} ms",
+                                      gpu is not None and f"GPU {gpu:.0f}% busy") if x)
+        return Finding("decode_below_limit", "decode overhead (far from the hardware limit)",
+                       said + (f"; {hints}" if hints else ""),
+                       "the weights' bytes explain only part of each token: look at per-token host work (logging, "
+                       "sampling, synchronisation), a small batch, or kernels that don't stream memory well")
+    return None
 
 
 def _gap_facts(records: Sequence[dict]) -> Optional[dict]:
@@ -199,6 +246,9 @@ def rule_phases(f: _Facts) -> Result:
         return _phase_data_missing(f)
     name, key = dom
     quote = _phase_quote(f, name, key)
+    limit = _limit_finding(f, name, quote)
+    if limit is not None:
+        return limit
     if name == "load":
         return _load(f, quote)
     if name == "ttft":
@@ -464,7 +514,7 @@ def rule_decode_stalls(f: _Facts) -> Result:
         return Finding("decode_stutter", "stuttering decode (stalls)",
                        f"{g['worst_total']} stalls took {g['worst_share']:.0%} of decode: {quoted}; {dist}",
                        _stutter_cause(g["worst_stalls"]))
-    if g["p50_ms"] and g["p99_ms"] < STEADY_P99_OVER_P50 * g["p50_ms"]:
+    if g["p50_ms"] and g["p99_ms"] < STEADY_P99_OVER_P50 * g["p50_ms"] and "decode" not in f.limits:
         return Finding("decode_steady", "steady but slow decode (per-token cost)",
                        f"decode is steady: {dist}, stalls {g['share']:.0%} of decode: every token costs about the "
                        "same, so the per-token work itself is the limit",
@@ -473,8 +523,16 @@ def rule_decode_stalls(f: _Facts) -> Result:
     return None
 
 
-RULES = (rule_phases, rule_vram, rule_offload, rule_load_pegged, rule_ttft_preprocessing, rule_decode_gpu_idle,
-         rule_decode_stalls)
+def rule_decode_limit(f: _Facts) -> Result:
+    """Decode against its floor, where decode is not the dominant phase (``rule_phases`` says it there)."""
+    dom = _dominant(f)
+    if "decode" not in f.limits or (dom is not None and dom[0] == "decode") or not f.ms_per_token:
+        return None
+    return _limit_finding(f, "decode", f"decode {f.ms_per_token:.2f} ms/token")
+
+
+RULES = (rule_phases, rule_decode_limit, rule_vram, rule_offload, rule_load_pegged, rule_ttft_preprocessing,
+         rule_decode_gpu_idle, rule_decode_stalls)
 
 
 def diagnose(records: Sequence[dict]) -> list[Finding]:

@@ -32,6 +32,7 @@ class SessionConfig:
     model_files: list = field(default_factory=list)
     sweeps: list = field(default_factory=list)  # [(name, [values])]
     fingerprint: bool = True
+    probe_hardware: bool = True  # the host's peaks for the floors (measure.hardware: probed once, cached)
     fleet: Optional[dict] = None  # the ``fleet`` key (wrapper.fleet.describe); each record adds its plan_index
     items: Optional[list] = None  # the plan items to run (a shard, wrapper.fleet.select); None: the whole plan
     capture_dir_for: Optional[Callable[[str], str]] = None  # run_id → capture directory ({run_id} placeholders)
@@ -73,6 +74,23 @@ def variants(command: Sequence[str], sweeps: Sequence[tuple[str, list]]) -> list
         tags = dict(zip(names, combo))
         out.append((tags, [_PLACEHOLDER.sub(lambda m: tags.get(m.group(1), m.group(0)), a) for a in command]))
     return out
+
+
+def _with_limits(prep, cfg: SessionConfig):
+    """The variant's model facts and the host's peaks (read once, before its runs: never on a run's clock)."""
+    from ..derive.limits import LimitsInput
+    from ..measure import hardware, model_facts
+
+    limits = model_facts.fill(prep.config.limits or LimitsInput(), prep.config.command)
+    if cfg.probe_hardware:
+        model_path = (limits.model_file or {}).get("path")
+        try:
+            limits = dataclasses.replace(limits, hardware=hardware.probe(prep.config.command, model_path))
+        except Exception as exc:  # a probe that fails costs the floors, never the run
+            limits = dataclasses.replace(limits, hardware_reason=f"the hardware probe failed ({exc!r})")
+    else:
+        limits = dataclasses.replace(limits, hardware_reason="not probed (probe_hardware=False)")
+    return dataclasses.replace(prep, config=dataclasses.replace(prep.config, limits=limits))
 
 
 def _prompt_of(prep) -> Optional[str]:
@@ -119,6 +137,7 @@ def run_session(cfg: SessionConfig, prepared: list, *, make_samplers: Callable[[
         if variant not in wanted:
             continue
         files = pagecache.model_files(prep.config.command, cfg.model_files)
+        prep = _with_limits(prep, cfg)
         fingerprint = None
         if cfg.fingerprint:
             fingerprint = _env.fingerprint(prep.config.command, files, prep.profile.version_args,

@@ -46,6 +46,12 @@ METRICS = tuple(
         Metric("energy_per_output_token_mj", "mJ", "mJ/token", 1, True,
                _at("resources", "energy_per_output_token_mj"), "GPU energy per output token",
                ("energy_per_token",)),
+        Metric("decode_floor_ms", "ms", "decode floor", 3, True, _at("limits", "decode", "floor_ms_per_token"),
+               "the hardware's floor per output token (a quant changes it)"),
+        Metric("decode_efficiency", "ratio", "decode efficiency", 3, False, _at("limits", "decode", "efficiency"),
+               "decode floor ÷ measured ms/token (a flag change moves it)"),
+        Metric("load_efficiency", "ratio", "load efficiency", 3, False, _at("limits", "load", "efficiency"),
+               "load floor ÷ measured load_s"),
     ])
 BY_KEY = {m.key: m for m in METRICS}
 BY_NAME = {**{a: m for m in METRICS for a in m.aliases}, **BY_KEY}

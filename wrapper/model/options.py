@@ -59,6 +59,12 @@ class RunOptions:
     sweep_id: Optional[str] = None
     prom_textfile: Optional[str] = None
     mlflow: Optional[str] = None
+    # hardware limits (the floor of each phase)
+    model_path: Optional[str] = None      # the model file or directory (default: from -m/--model)
+    model_bytes: Optional[float] = None   # the model's size, over what the file or the log says
+    active_bytes: Optional[float] = None  # weight bytes read per token (MoE: dense + routed experts)
+    peaks: object = None                  # {resource: GB/s} or ["gpu-memory=4800"], over the probed peaks
+    probe_hardware: bool = True           # probe the host's peaks (once per host, cached) before the first run
     # baselines (phasewrap check)
     save_baseline: Optional[str] = None   # keep this call's records as the baseline of this name
     baseline_dir: Optional[str] = None    # the store (default $PHASEWRAP_BASELINE_DIR, else ./.phasewrap/baselines)

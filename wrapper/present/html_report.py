@@ -281,6 +281,37 @@ def _load_steps_table(record: dict) -> str:
                      (1, 2, 4, 5)))
 
 
+def _floor_bar(share: Optional[float]) -> str:
+    """The measured phase as a full bar with its floor drawn inside it (the share of the bar the floor fills)."""
+    if share is None:
+        return ""
+    return ('<div style="width:12em;background:#ddd;height:0.8em"><div style="width:'
+            f'{min(share, 1.0) * 100:.1f}%;background:#555;height:0.8em"></div></div>')
+
+
+def _limits_table(record: dict) -> str:
+    """Each phase beside the floor its bytes allow on this hardware (see derive.limits)."""
+    limits = record.get("limits") or {}
+    rows = []
+    for name in (p.name for p in phases.TIMED):
+        entry = limits.get(name)
+        if not isinstance(entry, dict):
+            continue
+        per_token = "floor_ms_per_token" in entry
+        measured = entry.get("measured_ms_per_token") if per_token else entry.get("measured_s")
+        floor = entry.get("floor_ms_per_token") if per_token else entry.get("floor_s")
+        over = entry.get("over_limit")
+        share = (_num(entry["efficiency"], "{:.0%}") if entry.get("efficiency") is not None else
+                 f'<span class="warn">{_e(over["reason"])}</span>' if over else _num(None))
+        rows.append([_e(name), _num(measured), _num(floor), _e("ms/token" if per_token else "s"), share,
+                     _floor_bar(entry.get("efficiency")), _e(entry.get("bound_by") or "n/a"), _e(entry.get("evidence") or "")])
+    if not rows:
+        return ""
+    return ("<h3>hardware floors</h3>\n"
+            + _table(["phase", "measured", "floor", "unit", "of the limit", "floor in measured", "bound by",
+                      "evidence"], rows, (1, 2, 4)))
+
+
 def _reported_table(record: dict) -> str:
     rows = [[_e(r["phase"]), _num(r["measured_s"]), _num(r["reported_s"]), _num(r["diff_s"], "{:+.3f}"),
              f'<span class="warn">{_e(r["why"] or "differs")}</span>' if r.get("flagged") else ""]
@@ -424,7 +455,7 @@ def _run_section(view: RunView) -> str:
     for line in (gaps.summary_line(rec), reasoning.summary_line(rec), energy.summary_line(rec)):
         if line:
             parts.append(f"<p>{_e(line)}</p>\n")
-    parts += [_load_steps_table(rec), _reported_table(rec), _diagnosis(rec), _notes(rec), _markers_table(rec),
+    parts += [_load_steps_table(rec), _limits_table(rec), _reported_table(rec), _diagnosis(rec), _notes(rec), _markers_table(rec),
               _env_table(rec), "</section>\n"]
     return "".join(parts)
 

@@ -33,7 +33,9 @@ from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, burst_warning, detected_profile, facts_from,
                                finish, prepare, tracker_for, watcher_for, with_recorded_options)
+from ..derive.limits import LimitsInput
 from ..derive.record import RunFacts, build
+from ..measure import model_facts
 from ..derive.line_feeder import LineFeeder
 from ..model.profiles import PROFILES
 
@@ -67,6 +69,7 @@ class Observed:
     warnings: list = field(default_factory=list)  # RunWarning
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
+    recorded_limits: dict = field(default_factory=dict)  # a capture's live ``model`` and ``hardware``
     raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
     parsed: Optional[list] = None  # the framework's reports from raw_lines, once parsed
 
@@ -81,6 +84,10 @@ def _from_capture(cap: Capture) -> Observed:
                    samples=cap.samples, header=h, request=cap.extra.get("request"))
     obs.sampler_infos = (cap.extra.get("samplers") or {}).get("infos") or []
     obs.run_facts = {k: v for k, v in (cap.record or {}).items() if k in RUN_FACT_KEYS}
+    # the peaks probed on the machine that ran it (not this one's), and its model where the file is gone
+    obs.recorded_limits = {k: (cap.record or {}).get(k) for k in ("model", "hardware")}
+    obs.recorded_limits["hardware_reason"] = next((m.get("reason") for m in (cap.record or {}).get("missing") or ()
+                                                   if m.get("field") == "hardware"), None)
     if cap.exit is not None:
         obs.exit = cap.exit
         obs.end_ns = t0 + int(cap.exit["t_ns"])
@@ -406,6 +413,7 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     if obs.kind == "capture":
         config = with_recorded_options(config, obs.header.get("analysis"))
     cfg = dataclasses.replace(config, command=obs.command or [os.path.basename(obs.source)])
+    cfg = dataclasses.replace(cfg, limits=_limits_input(cfg.limits, obs))
     prep = prepare(cfg)
     if obs.merged:
         prep = _merged(prep)
@@ -438,8 +446,22 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
 
 
+def _limits_input(given: Optional[LimitsInput], obs: Observed) -> LimitsInput:
+    """The model file the recording names (read here if it exists), else the live record's model; the live
+    record's hardware (``--peak`` goes over it)."""
+    limits = model_facts.fill(given or LimitsInput(), obs.command or [])
+    model, hardware = obs.recorded_limits.get("model"), obs.recorded_limits.get("hardware")
+    if limits.model_file is None and model and limits.model_bytes is None and limits.active_bytes is None:
+        limits = dataclasses.replace(limits, model_file=model)
+    if hardware:
+        limits = dataclasses.replace(limits, hardware=hardware)
+    elif obs.recorded_limits.get("hardware_reason"):  # the live run's own reason (e.g. its probe failed)
+        limits = dataclasses.replace(limits, hardware_reason=obs.recorded_limits["hardware_reason"])
+    return limits
+
+
 def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
-                     kind: str = "log (no times)") -> list:
+                     kind: str = "log (no times)", limits: Optional[LimitsInput] = None) -> list:
     """A log without times: one record per run/request the framework printed, phases from its own figures.
 
     The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
@@ -451,11 +473,12 @@ def reported_records(path: str, lines: list, framework: Optional[str], found: Op
     return [build(RunFacts(
         run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
         end_ns=None, exit_code=None, status="unknown", reported=rep,
-        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}, limits_input=limits))
         for i, rep in enumerate(reports)]
 
 
-def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
+def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None,
+                  limits: Optional[LimitsInput] = None) -> list:
     """A timed server log holding several requests: the record of the recording carries the last one's figures
     (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
     tool's timed log is one run; figures repeated in it stay with the last.)"""
@@ -465,7 +488,7 @@ def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> 
     profile = PROFILES.get(found[-1]["framework"])
     if len(found) < 2 or profile is None or not profile.server:
         return []
-    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
+    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind, limits=limits)
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
@@ -484,9 +507,9 @@ def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
             continue
         obs, lines = observe(path)
         if obs is None:
-            records += reported_records(path, lines, framework)
+            records += reported_records(path, lines, framework, limits=config.limits)
         else:
-            records += _earlier_runs(obs, path, framework)
+            records += _earlier_runs(obs, path, framework, config.limits)
             records.append(analyze_observed(obs, config, side, framework))
     return records
 

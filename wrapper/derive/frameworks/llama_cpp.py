@@ -13,7 +13,9 @@ Load lines: ``offloaded 33/33 layers to GPU`` -> ``gpu_layers``; ``CUDA0 model b
 2023's ``VRAM used: 0.00 MB``, ``VRAM kv self``, ``VRAM scratch buffer``, ``total VRAM used`` (with its model and
 context parts: ``vram_model_mib``, ``vram_context_mib``), ``mem required``, ``compute buffer total size``, and ``KV self size`` / 2026's
 ``llama_kv_cache: size = 2.00 MiB`` -> ``extra`` (``*_mib``: llama.cpp printed MiB labelled "MB" in 2023);
-``output buffer size`` -> ``extra["output_buffers_mib"]``. The end-of-run memory table
+``output buffer size`` -> ``extra["output_buffers_mib"]``. The model summary (``print_info: file size = 3.02 GiB``,
+``arch``, ``n_layer``, ``n_expert``, ``n_expert_used``, ``model params``; 2024's ``llm_load_print_meta: model size``)
+-> ``extra["model_info"]``: ``file_bytes``, ``arch``, ``layers``, ``expert_count``, ``expert_used``, ``params``. The end-of-run memory table
 (``llama_memory_breakdown_print`` / ``common_memory_breakdown_print``) -> ``extra["memory_breakdown_mib"]``:
 ``{device: {total, free, self, model, context, compute, unaccounted}}`` (the host row: self, model, context,
 compute), whole MiB as printed. A new ``llama_model_loader: loaded meta data`` line
@@ -106,7 +108,13 @@ _EXTRA_SIZES = (("self size", _KV_SELF, "kv_self_mib"), (": size =", _KV_SELF, "
 # extra keys that describe one model load, dropped with it
 _LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "vram_kv_self_mib", "vram_scratch_mib", "total_vram_used_mib",
                 "vram_model_mib", "vram_context_mib", "memory_breakdown_mib", "mem_required_mib", "compute_total_mib", "output_buffers_mib",
-                "tensor_overrides")
+                "tensor_overrides", "model_info")
+_MODEL_INFO = re.compile(r"^(?:print_info|llm_load_print_meta):\s*(file size|model size|arch|n_layer|n_expert|"
+                         r"n_expert_used|model params)\s*=\s*(\S+)\s*(\S*)")
+_INFO_KEY = {"file size": "file_bytes", "model size": "file_bytes", "arch": "arch", "n_layer": "layers",
+             "n_expert": "expert_count", "n_expert_used": "expert_used", "model params": "params"}
+_SIZE_UNIT = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+_COUNT_UNIT = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
 
 def is_host(device: str) -> bool:
@@ -189,6 +197,8 @@ def _moe(report: dict) -> dict:
 def feed_load(text: str, line: str, runs: Runs) -> bool:
     """Version, offload, buffer and tensor-override lines; True if the line was one of them."""
     line = line.rstrip("\r\n")
+    if text.startswith(("print_info:", "llm_load_print_meta:")):
+        return _model_info(text, runs)
     if "buffer size" in text:
         m = _BUFFER.match(text)
         if m is not None:
@@ -237,6 +247,28 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
                     runs.startup()["extra"][key] = mib
                     return True
     return False
+
+
+def _model_info(text: str, runs: Runs) -> bool:
+    """One line of the model summary into ``extra["model_info"]`` (sizes in bytes, counts as numbers)."""
+    m = _MODEL_INFO.match(text)
+    if m is None:
+        return True  # the summary's other lines: evidence only
+    name, value, unit = m.groups()
+    key = _INFO_KEY[name]
+    if key == "arch":
+        parsed = value
+    elif key == "file_bytes":
+        size = number(value)
+        parsed = None if size is None or unit not in _SIZE_UNIT else round(size * _SIZE_UNIT[unit])
+    elif key == "params":
+        count = number(value)
+        parsed = None if count is None or unit not in _COUNT_UNIT else round(count * _COUNT_UNIT[unit])
+    else:
+        parsed = integer(value)
+    if parsed is not None:
+        runs.startup()["extra"].setdefault("model_info", {})[key] = parsed
+    return True
 
 
 def _breakdown(text: str, runs: Runs) -> bool:

@@ -24,7 +24,7 @@ class Route(NamedTuple):
 LLAMA_PERF = ("time =", "graphs reused")
 LLAMA_LOAD = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
               "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
-              "mem required", "overrid", "loaded meta data", ": size =")
+              "mem required", "overrid", "loaded meta data", ": size =", "print_info:", "llm_load_print_meta:")
 LLAMA_CLI_STATS = "[ Prompt: "  # llama-cli's figures after each answer: `[ Prompt: 323.5 t/s | Generation: 17.8 t/s ]`
 # Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
 LLAMA_EVIDENCE = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",

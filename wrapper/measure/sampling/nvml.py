@@ -365,3 +365,36 @@ def busy_gpu_processes(nvml_module=None) -> Optional[list[dict]]:
         return found
     finally:
         nvml.call("nvmlShutdown")
+
+
+def gpu_links(nvml_module=None) -> Optional[list[dict]]:
+    """Each GPU's memory and PCIe link for the hardware peaks: ``[{"device", "name", "uuid", "mem_clock_max_mhz",
+    "bus_width_bits", "pcie_max": (gen, width), "pcie_current": (gen, width)}]`` (a value NVML can't give is
+    None); ``None`` when NVML is not available."""
+    try:
+        module = _load(nvml_module)
+        module.nvmlInit()
+    except Exception:
+        return None
+    nvml = _Nvml(module, ErrorLog("nvml"))
+    try:
+        found = []
+        for i in range(nvml.call("nvmlDeviceGetCount") or 0):
+            gpu = f"gpu{i}"
+            h = nvml.call("nvmlDeviceGetHandleByIndex", i, gpu=gpu)
+            if h is None:
+                continue
+
+            def q(func, *args, h=h, gpu=gpu):  # a probe: a missing function just leaves its figure None
+                return nvml.call(func, h, *args, gpu=gpu, log=False)
+
+            found.append({
+                "device": gpu, "name": _text(q("nvmlDeviceGetName")), "uuid": _text(q("nvmlDeviceGetUUID")),
+                "mem_clock_max_mhz": q("nvmlDeviceGetMaxClockInfo", getattr(module, "NVML_CLOCK_MEM", 2)),
+                "bus_width_bits": q("nvmlDeviceGetMemoryBusWidth"),
+                "pcie_max": (q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetMaxPcieLinkWidth")),
+                "pcie_current": (q("nvmlDeviceGetCurrPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")),
+            })
+        return found
+    finally:
+        nvml.call("nvmlShutdown")

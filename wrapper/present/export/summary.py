@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...derive import energy, gaps, loadsteps, reasoning
+from ...derive import energy, gaps, limits, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
 from ...model import phases as phase_table
 from ...model.accessors import is_buffered
@@ -134,6 +134,7 @@ def render(record: dict, width: Optional[int] = None) -> str:
     for line in (gaps.summary_line(record), reasoning.summary_line(record), energy.summary_line(record)):
         if line:
             lines.append(line)
+    lines += limits.summary_lines(record)
     share = _share_line(record)
     if share:
         lines.append(share)

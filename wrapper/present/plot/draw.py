@@ -71,8 +71,13 @@ def _draw_phase_row(ax, view: RunView, colour: Optional[str], x_max: float) -> N
     for spine in ("left", "right", "top"):
         ax.spines[spine].set_visible(False)
     ax.set_title(view.label(), loc="left", fontsize=9, color=colour or "black", parse_math=False, pad=3)
-    for _key, label, start, end, band_colour in view.bands():
+    limits = (view.record or {}).get("limits") or {}
+    for key, label, start, end, band_colour in view.bands():
         ax.broken_barh([(start, end - start)], (0.38, 0.62), facecolors=band_colour, edgecolor="white", lw=0.5)
+        floor_share = (limits.get(key[:-2]) or {}).get("efficiency")
+        if floor_share:  # the hardware's floor for this phase, drawn from its start along the band's foot
+            ax.broken_barh([(start, floor_share * (end - start))], (0.38, 0.07), facecolors="black", alpha=0.55,
+                           gid=f"floor-{key[:-2]}")
         text = f"{label} {end - start:.2f} s"
         if (end - start) / x_max > 0.007 * len(text):  # only where the words fit inside the band
             ax.text((start + end) / 2, 0.55, text, ha="center", va="center", fontsize=8, parse_math=False)
