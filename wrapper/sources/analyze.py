@@ -441,7 +441,8 @@ def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> 
         return []
     found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
     profile = PROFILES.get(found[-1]["framework"])
-    if len(found) < 2 or profile is None or not profile.server:
+    server = found[-1]["framework"] in frameworks.SERVERS or (profile is not None and profile.server)
+    if len(found) < 2 or not server:
         return []
     return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
 

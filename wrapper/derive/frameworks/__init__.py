@@ -29,8 +29,8 @@ from .base import FamilyParser
 from .figures import REPORT_KEYS
 from .routes import ROUTES
 
-__all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
-           "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
+__all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "SERVERS", "PrefixTime",
+           "ReportedParser", "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
 
 UNKNOWN = "unknown"
 
@@ -41,6 +41,7 @@ class Family(NamedTuple):
 
     name: str
     aliases: tuple[str, ...] = ()
+    server: bool = False  # a server without a run profile whose log holds one dict per request (see serves)
 
     @property
     def parser(self) -> type[FamilyParser]:
@@ -50,22 +51,38 @@ class Family(NamedTuple):
 
 # Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
 FAMILIES = (
+    # KTransformers prints ollama's `eval count:` block; it is claimed only on its own lines (ktransformers.py).
+    Family("ktransformers", ("kt",)),
     Family("ollama"),
     Family("koboldcpp", ("kobold", "kcpp")),
     Family("text-generation-webui", ("textgen", "oobabooga", "text_generation_webui", "tgwui")),
     Family("llama-server", ("llama_server", "server")),
+    Family("mnn-llm", ("mnn",)),  # its llm_bench table looks like llama-bench's but for its modelSize column
     Family("llama-bench", ("llama_bench",)),
     Family("llama.cpp", ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
     # SGLang before vLLM: SGLang's own logs can carry vLLM's import-time lines, and the serving-benchmark report
     # both print is SGLang's only when it names the sglang backend.
     Family("sglang", ("SGLang",)),
     Family("vllm", ("vLLM",)),
-    Family("tgi", ("text-generation-inference",)),
+    Family("text-embeddings-inference", ("tei", "text_embeddings_inference"), server=True),  # TGI's span shape
+    Family("tgi", ("text-generation-inference",), server=True),
     Family("tensorrt-llm", ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
     Family("mlx_lm", ("mlx-lm", "mlx")),
     Family("transformers", ("hf", "accelerate")),
+    Family("lmdeploy"),
+    Family("mistral.rs", ("mistralrs", "mistral-rs")),
+    Family("openvino-genai", ("openvino", "ov-genai", "llm_bench")),
+    Family("exllamav2", ("exllama",)),
+    Family("mllm"),
+    Family("mlc-llm", ("mlc", "mlc_llm")),
+    Family("onnxruntime-genai", ("ort-genai", "onnxruntime_genai")),
+    Family("executorch"),
+    Family("perf_analyzer", ("triton", "perf-analyzer")),
+    Family("torchchat"),
+    Family("ipex-llm", ("bigdl-llm", "ipex_llm")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)
+SERVERS = frozenset(f.name for f in FAMILIES if f.server)
 _BY_NAME = {name.lower(): f for f in FAMILIES for name in (f.name,) + f.aliases}
 
 

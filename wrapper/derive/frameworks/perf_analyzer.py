@@ -1,0 +1,58 @@
+"""Triton's ``perf_analyzer``: one run per ``*** Measurement Settings ***`` block; microseconds stay ``_us``.
+
+Settings: ``Batch size: 1`` -> ``extra.batch_size``, ``Measurement window: 5000 msec`` ->
+``extra.measurement_window_ms``, ``Request concurrency: 1`` -> ``extra.concurrency``. Each ``Pass [n] throughput:
+221.6 infer/sec. Avg latency: 4512 usec (std 1538 usec)`` -> a row of ``extra.passes`` {``lines``, ``last``,
+``series``: ``throughput_infer_s``, ``avg_latency_us``, ``std_latency_us``}. Client: ``Request count`` ->
+``extra.request_count``, ``Throughput: 219.6 infer/sec`` -> ``extra.throughput_infer_s``, ``Avg latency: 4553 usec
+(standard deviation 1593 usec)`` -> ``extra.avg_latency_us``, ``extra.std_latency_us``, ``p50/p90/p95/p99
+latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + response wait … + unmarshal …)`` ->
+``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``. Server: ``Inference count``,
+``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
+``server_execution_count``, ``server_success_count``; ``Avg request latency: 4180 usec (overhead 2 usec + queue 30
+usec + compute input 3012 usec + compute infer 1100 usec + compute output 36 usec)`` -> ``extra.
+server_request_latency_us``, ``server_overhead_us``, ``server_queue_us``, ``server_compute_input_us``,
+``server_compute_infer_us``, ``server_compute_output_us``. The summary ``Concurrency: 1, throughput: 219.6
+infer/sec, latency 4553 usec`` -> a row of ``extra.summary`` (``concurrency``, ``throughput_infer_s``,
+``latency_us``).
+"""
+from __future__ import annotations
+
+from .rules import INT, NUM, RulesParser, rule
+
+NAME = "perf_analyzer"
+_US = r"(\d+) usec"
+
+RULES = (
+    rule("Measurement Settings", r"\*\*\* Measurement Settings \*\*\*", start=True),
+    rule("Batch size:", r"^\s*Batch size: (\d+)\s*$", ("extra.batch_size", INT), claims=False),
+    rule("Measurement window:", r"Measurement window: (\d+) msec", ("extra.measurement_window_ms", INT)),
+    rule("Request concurrency:", r"^\s*Request concurrency: (\d+)", ("extra.concurrency", INT), claims=False),
+    rule("infer/sec. Avg latency:", rf"Pass \[\d+\] throughput: ([\d.]+) infer/sec\. Avg latency: {_US} "
+         rf"\(std {_US}\)", ("throughput_infer_s", NUM), ("avg_latency_us", INT), ("std_latency_us", INT),
+         series="passes"),
+    rule("Request count:", r"^\s*Request count: (\d+)", ("extra.request_count", INT), claims=False),
+    rule("Throughput: ", r"^\s*Throughput: ([\d.]+) infer/sec", ("extra.throughput_infer_s", NUM)),
+    rule("Avg latency:", rf"^\s*Avg latency: {_US} \(standard deviation {_US}\)", ("extra.avg_latency_us", INT),
+         ("extra.std_latency_us", INT)),
+    *(rule(f"p{q} latency:", rf"^\s*p{q} latency: {_US}", (f"extra.p{q}_latency_us", INT), claims=False)
+      for q in (50, 90, 95, 99)),
+    rule("Avg gRPC time:", rf"Avg gRPC time: {_US} \(marshal {_US} \+ response wait {_US} \+ unmarshal {_US}\)",
+         ("extra.grpc_us", INT), ("extra.marshal_us", INT), ("extra.response_wait_us", INT),
+         ("extra.unmarshal_us", INT)),
+    rule("Inference count:", r"^\s*Inference count: (\d+)", ("extra.server_inference_count", INT), claims=False),
+    rule("Execution count:", r"^\s*Execution count: (\d+)", ("extra.server_execution_count", INT), claims=False),
+    rule("Successful request count:", r"Successful request count: (\d+)", ("extra.server_success_count", INT),
+         claims=False),
+    rule("Avg request latency:", rf"Avg request latency: {_US} \(overhead {_US} \+ queue {_US} \+ compute input "
+         rf"{_US} \+ compute infer {_US} \+ compute output {_US}\)", ("extra.server_request_latency_us", INT),
+         ("extra.server_overhead_us", INT), ("extra.server_queue_us", INT), ("extra.server_compute_input_us", INT),
+         ("extra.server_compute_infer_us", INT), ("extra.server_compute_output_us", INT)),
+    rule("infer/sec, latency", rf"Concurrency: (\d+), throughput: ([\d.]+) infer/sec, latency {_US}",
+         ("concurrency", INT), ("throughput_infer_s", NUM), ("latency_us", INT), series="summary"),
+)
+
+
+class Parser(RulesParser):
+    NAME = NAME
+    RULES = RULES
