@@ -79,6 +79,10 @@ FAMILIES = (
     Family("executorch"),
     Family("perf_analyzer", ("triton", "perf-analyzer")),
     Family("torchchat"),
+    Family("rkllm", ("rknn-llm",)),
+    Family("llama2.c", ("llama2c",)),
+    Family("maxtext", ("MaxText",)),
+    Family("lemonade", ("turnkeyml", "oga-bench")),
     Family("ipex-llm", ("bigdl-llm", "ipex_llm")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)

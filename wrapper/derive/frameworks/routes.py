@@ -146,5 +146,10 @@ ROUTES = {
                            ("perf_analyzer",)),
     "torchchat": Route("torchchat", ("Time to load model:", "Time for inference", "Bandwidth achieved:"),
                        ("torchchat",)),
+    "rkllm": Route("rkllm", ("Total Time (ms)", " Init ", " Prefill ", " Generate "), ("rkllm",)),
+    "llama2.c": Route("llama2c", ("achieved tok/s:",)),
+    "maxtext": Route("maxtext", ("prefill: stream=", "generate: token=#"), ("MaxText", "maxtext")),
+    "lemonade": Route("lemonade", ("Seconds To First Token:", "Prefill Tokens Per Second:",
+                                   "Token Generation Tokens Per Second:", "Prompt Tokens:"), ("lemonade",)),
     "ipex-llm": Route("ipex_llm", ("-llm timings:",), ("ipex-llm", "ipex_llm", "bigdl-llm")),
 }
