@@ -56,6 +56,7 @@ FAMILIES = (
     Family("ollama"),
     Family("koboldcpp", ("kobold", "kcpp")),
     Family("text-generation-webui", ("textgen", "oobabooga", "text_generation_webui", "tgwui")),
+    Family("localai", ("local-ai",)),  # wraps llama-server's lines; claims only on its own
     Family("llama-server", ("llama_server", "server")),
     Family("mnn-llm", ("mnn",)),  # its llm_bench table looks like llama-bench's but for its modelSize column
     Family("llama-bench", ("llama_bench",)),
@@ -83,6 +84,7 @@ FAMILIES = (
     Family("llama2.c", ("llama2c",)),
     Family("maxtext", ("MaxText",)),
     Family("lemonade", ("turnkeyml", "oga-bench")),
+    Family("candle"),
     Family("ipex-llm", ("bigdl-llm", "ipex_llm")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)

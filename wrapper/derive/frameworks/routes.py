@@ -44,6 +44,8 @@ KOBOLD_EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Loa
 
 LLAMA_SERVER_OWN = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
 
+LOCALAI_EVIDENCE = ("GRPC stderr", "localai", "LocalAI", "local-ai")
+
 SERVING_BENCH_HEADER = "Serving Benchmark Result"  # the serving-benchmark report vLLM and SGLang both print
 
 SGLANG_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin",
@@ -86,6 +88,7 @@ ROUTES = {
     "text-generation-webui": Route("textgen_webui", ("Output generated in", "Loaded the model in")
                                    + LLAMA_PERF + LLAMA_LOAD,
                                    ("Loading settings from", "Starting Text generation web UI")),
+    "localai": Route("localai", LLAMA_SERVER_OWN + LLAMA_LOAD, LOCALAI_EVIDENCE),
     "llama-server": Route("llama_server", LLAMA_SERVER_OWN + LLAMA_LOAD, ("srv ", "slot ", "listening", "INFO [")),
     "mnn-llm": Route("mnn_llm", ("modelSize", " MiB |")),
     "llama-bench": Route("llama_bench", ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")),
@@ -151,5 +154,6 @@ ROUTES = {
     "maxtext": Route("maxtext", ("prefill: stream=", "generate: token=#"), ("MaxText", "maxtext")),
     "lemonade": Route("lemonade", ("Seconds To First Token:", "Prefill Tokens Per Second:",
                                    "Token Generation Tokens Per Second:", "Prompt Tokens:"), ("lemonade",)),
+    "candle": Route("candle", ("tensors (", "prompt tokens processed:", "tokens generated:"), ("candle",)),
     "ipex-llm": Route("ipex_llm", ("-llm timings:",), ("ipex-llm", "ipex_llm", "bigdl-llm")),
 }
