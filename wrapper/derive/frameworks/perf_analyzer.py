@@ -7,7 +7,10 @@ Settings: ``Batch size: 1`` -> ``extra.batch_size``, ``Measurement window: 5000 
 ``extra.request_count``, ``Throughput: 219.6 infer/sec`` -> ``extra.throughput_infer_s``, ``Avg latency: 4553 usec
 (standard deviation 1593 usec)`` -> ``extra.avg_latency_us``, ``extra.std_latency_us``, ``p50/p90/p95/p99
 latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + response wait … + unmarshal …)`` ->
-``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``. Server: ``Inference count``,
+``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``; ``Avg HTTP time: … (send/recv … + response
+wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us`` (``send_us``,
+``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` -> ``extra.latency_limit_ms``,
+``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``. Server: ``Inference count``,
 ``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
 ``server_execution_count``, ``server_success_count``; ``Avg request latency: 4180 usec (overhead 2 usec + queue 30
 usec + compute input 3012 usec + compute infer 1100 usec + compute output 36 usec)`` -> ``extra.
@@ -40,6 +43,13 @@ RULES = (
     rule("Avg gRPC time:", rf"Avg gRPC time: {_US} \(marshal {_US} \+ response wait {_US} \+ unmarshal {_US}\)",
          ("extra.grpc_us", INT), ("extra.marshal_us", INT), ("extra.response_wait_us", INT),
          ("extra.unmarshal_us", INT)),
+    rule("Avg HTTP time:", rf"Avg HTTP time: {_US} \((?:send/recv {_US}|send {_US}) \+ response wait {_US}"
+         rf"(?: \+ receive {_US})?\)", ("extra.http_us", INT), ("extra.send_recv_us", INT), ("extra.send_us", INT),
+         ("extra.response_wait_us", INT), ("extra.receive_us", INT)),
+    rule("Latency limit:", r"Latency limit: (\d+) msec", ("extra.latency_limit_ms", INT), claims=False),
+    rule("Concurrency limit:", r"Concurrency limit: (\d+) concurrent requests", ("extra.concurrency_limit", INT),
+         claims=False),
+    rule("Cache hit count:", r"^\s*Cache hit count: (\d+)", ("extra.server_cache_hit_count", INT), claims=False),
     rule("Inference count:", r"^\s*Inference count: (\d+)", ("extra.server_inference_count", INT), claims=False),
     rule("Execution count:", r"^\s*Execution count: (\d+)", ("extra.server_execution_count", INT), claims=False),
     rule("Successful request count:", r"Successful request count: (\d+)", ("extra.server_success_count", INT),
