@@ -24,7 +24,7 @@ import importlib
 import re
 from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
-from . import warn_rules
+from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
 from .routes import ROUTES
@@ -194,6 +194,8 @@ class StreamParser:
         self._all = self._parsers + [self._unknown]
         self._greedy: list[FamilyParser] = []
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
+        self._figures = generic.FigureReader()
+        self._figure_gate = generic.GATE.search
         self._build_routes()
 
     def _build_routes(self) -> None:
@@ -248,7 +250,9 @@ class StreamParser:
             line = re.sub(_ANSI, "", line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            return  # the common case, kept to one regex search
+            if self._figure_gate(line) is not None:
+                self._figures.feed(_strip_text(line))
+            return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
         if "\r" in body:
             for part in body.split("\r"):
@@ -271,6 +275,8 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
+        if self._figure_gate(line) is not None:
+            self._figures.feed(text, routed=any(t is not _WARN for t in targets))
         warn = detected = False
         for target in targets:
             if target is _WARN:
@@ -308,13 +314,15 @@ class StreamParser:
         return real
 
     def results(self) -> list[dict]:
-        """One dict per run/request found, in order; never empty (see figures.py for the keys)."""
+        """One dict per run/request found, in order; never empty (see figures.py for the keys). The general
+        reader's figures are folded in (generic.merge): the family's own figures always win."""
         if self._fixed:
-            return (self._parsers[0] if self._parsers else self._unknown).results()
-        for p in self._parsers:
-            if p.evidence:
-                return p.results()
-        return self._unknown.results()
+            chosen = self._parsers[0] if self._parsers else self._unknown
+        else:
+            chosen = next((p for p in self._parsers if p.evidence), self._unknown)
+        claimed = chosen is not self._unknown
+        return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
+                             UNKNOWN if claimed else UNKNOWN)
 
 
 def _prefixes():
