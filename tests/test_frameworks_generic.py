@@ -92,3 +92,30 @@ def test_unknown_log_gets_the_general_figures_as_its_core_keys():
     (rep,) = frameworks.parse_lines([KT])
     assert rep["eval_ms"] == 362444.56696510315 and rep["sources"]["eval_ms"] == "generic"
     assert len(rep["figures"]) == 5
+
+
+def _framework(name: str) -> str:
+    from .conftest import fixture
+
+    with open(fixture("logs", name), encoding="utf-8") as fh:
+        return frameworks.parse_lines(fh.read())[-1]["framework"]
+
+
+def test_a_family_claims_a_log_only_on_its_own_lines_else_the_log_names_itself():
+    # Each was labelled with a neighbour's name before: transformers (the word in KTransformers' paths), TGI (the
+    # span fields TEI shares), vLLM (the word in candle-vllm's crate name).
+    kt = "ktransformers__2025-05-balance-serve-performance-t-s-time-s-prefill-decode.log"
+    assert _framework(kt) == "ktransformers"
+    assert _framework("text-embeddings-inference__2025-08-openai-embed-success-total-tokenization-queue-inference-"
+                      "time.log") == "text-embeddings-inference"
+    assert _framework("candle-vllm__2025-09-compose-new-request-length-chunk-prefilled.log") == "candle-vllm"
+    assert _framework("mistral.rs__2025-12-engine-logger-throughput-t-s-prefix-cache-hitrate.log") == "mistral.rs"
+    assert _framework("unknown__2025-08-candle-vllm-pr-performance-metrics-prompt-decoded-tokens-in-s.log") == "unknown"
+
+
+def test_a_neighbours_generic_lines_are_no_evidence():
+    assert frameworks.parse_lines(["Total time: 12.5 s", "Avg latency: 1.2 s"])[0]["framework"] == "unknown"
+    line = ('2025-01-04T20:44:11.047170Z  INFO rerank{total_time="177.15121ms" queue_time="79.024583ms"}: '
+            'text_embeddings_router::http::server: router/src/http/server.rs:459: Success')
+    (rep,) = frameworks.parse_lines([line])
+    assert rep["framework"] == "text-embeddings-inference" and rep["total_ms"] == 177.15121

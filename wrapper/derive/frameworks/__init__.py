@@ -195,6 +195,7 @@ class StreamParser:
         self._greedy: list[FamilyParser] = []
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
         self._figures = generic.FigureReader()
+        self._self_name = generic.SelfName()
         self._figure_gate = generic.GATE.search
         self._build_routes()
 
@@ -248,6 +249,8 @@ class StreamParser:
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
             line = re.sub(_ANSI, "", line)
+        if self._self_name.name is None:
+            self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
             if self._figure_gate(line) is not None:
@@ -322,7 +325,7 @@ class StreamParser:
             chosen = next((p for p in self._parsers if p.evidence), self._unknown)
         claimed = chosen is not self._unknown
         return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
-                             UNKNOWN if claimed else UNKNOWN)
+                             self._self_name.name or UNKNOWN)
 
 
 def _prefixes():

@@ -15,8 +15,8 @@ One dict per run or request, all keys always present::
     extra            dict of family-specific figures; key names carry their unit
     warnings         [{"kind": "oom" | "cpu_fallback" | "offload_cpu", "line": the log line as printed}]
     ttft_ms          float milliseconds: time to first token as the log states it (general reader only)
-    figures          [{"label", "value", "unit", "kind", "line"}]: labelled figures the general reader (generic.py) found
-                     on lines no family read; at most generic.MAX_FIGURES per log
+    figures          [{"label", "value", "unit", "kind", "line"}]: labelled figures the general reader
+                     (generic.py) found on lines no family read; at most generic.MAX_FIGURES per log
     sources          None, or {core key: "generic"} for the core keys the general reader filled (no family did)
     unparsed         None, or {"count": int, "lines": [up to MAX_UNPARSED_EXAMPLES lines as printed]}: lines the
                      family recognised as its figure lines (a timing block's line, a server's timing line) but

@@ -2,7 +2,9 @@
 
     reader = FigureReader()
     reader.feed(text, routed=False)       # text: a line without its prefixes; routed: a family was shown it
-    reader.runs(family_chosen) -> list[Run]
+    reader.runs(family_claimed) -> list[Run]
+    merge(reports, runs, claimed, framework) -> list[dict]   # folds them into a family's reports (StreamParser)
+    SelfName().feed(raw_line); .name      # the name a log prints about itself (routes.SELF_NAMES) or None
 
 Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``duration``, ``rate``, ``size``,
 ``percent``, ``count``):
@@ -11,6 +13,8 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
   per line: each is one figure);
 * ``Loaded the model in 3.2 s`` / ``warmup took 850ms``: the words before ``took``/``in`` are the label;
 * ``Throughput (T/s) 0.80``: a label with its unit in brackets, then the number;
+* ``Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)``: a count, its time and rate (labels ``… tokens``,
+  ``… tokens time``, ``… tokens rate``);
 * ``Prefix cache hitrate 50.00%``: words, then a number with its unit (read last: the shapes above come first);
 * ``Time(s): tokenize 0.54, prefill 126.99, decode 362.44``: a group with its unit, then ``name value`` pairs
   (label ``Time prefill``);
@@ -23,7 +27,8 @@ threads, seeds, ids, ports, addresses, versions, dates, sizes of batches/context
 parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
 ``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it).
 
-Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration labelled prefill / prompt processing / prompt eval -> ``prompt_eval_ms``, decode /
+Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration
+labelled prefill / prompt processing / prompt eval -> ``prompt_eval_ms``, decode /
 generation / eval -> ``eval_ms``, load -> ``load_ms``, total -> ``total_ms``, time to first token / TTFT ->
 ``ttft_ms``; rates of prefill/prompt -> ``prompt_tps``, of decode/generation/eval/output -> ``eval_tps``; counts
 of input/prompt tokens -> ``prompt_tokens``, of generated/output/completion tokens -> ``eval_tokens``. A core key
@@ -67,6 +72,11 @@ _TOOK = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?:took|in|after)\s+(?P<num>"
                    + _UNIT + r")")
 _BRACKET = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:?\s*(?P<num>" + _NUM
                       + r")(?![\w.:/-])")
+# "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
+# a count, its time and (maybe) its rate, labelled by the words before the count.
+_TRIPLE = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s*[:=]?\s*(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM
+                     + r")\s*(?P<unit>" + _UNIT + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>"
+                     + _UNIT + r"))?")
 _SPACED = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")
 _GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
 _GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
@@ -78,7 +88,8 @@ _CELL_UNIT = re.compile(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 _NOISE = re.compile(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|\bsize\b|\bpos\b|\bpercent|^n\b|budget|per block|"
+                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
+                    r"per block|"
                     r"\btoken$", re.I)
 _BAD_VALUE_AROUND = re.compile(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
 _LEVEL = re.compile(r"^(?:(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|[IWED])\b\s*)+")
@@ -213,10 +224,19 @@ class FigureReader:
                 for item in items:
                     self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
                 taken.append((m.start(), end))
+        for m in _TRIPLE.finditer(s):
+            label = _label(m["label"])
+            if "token" not in label.lower():
+                label += " tokens"
+            self._add(label, m["count"], None, line, routed)
+            self._add(f"{label} time", m["num"], m["unit"], line, routed)
+            if m["rate"] is not None:
+                self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
+            taken.append(m.span())
         for rx in (_BRACKET, _TOOK, _PAIR, _SPACED):
             for m in rx.finditer(s):
                 span = m.span("num")
-                if any(a <= span[0] < b for a, b in taken):
+                if any(a <= span[0] < b for a, b in taken) or any(a <= m.start() < b for a, b in taken):
                     continue
                 before = s[max(0, span[0] - 3):span[1] + 3]
                 if _BAD_VALUE_AROUND.search(before):
@@ -322,6 +342,24 @@ def _flat(obj: dict, prefix: str = "", depth: int = 0):
             yield name, value
         elif isinstance(value, dict) and depth < 1:
             yield from _flat(value, name + ".", depth + 1)
+
+
+class SelfName:
+    """The name a log prints about itself (``routes.SELF_NAMES``): the first found, searched until one is."""
+
+    def __init__(self) -> None:
+        from .routes import SELF_NAMES
+
+        self._search = re.compile("|".join(f"({rx})" for rx, _ in SELF_NAMES)).search
+        self._names = [name for _, name in SELF_NAMES]
+        self.name: Optional[str] = None
+
+    def feed(self, line: str) -> None:
+        """One raw line; once a name is found, later lines are not searched."""
+        if self.name is None:
+            m = self._search(line)
+            if m is not None:
+                self.name = self._names[m.lastindex - 1]
 
 
 def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -> list[dict]:

@@ -104,3 +104,25 @@ ROUTES = {
                                "prompt_tps=")),
     "transformers": Route("transformers", TRANSFORMERS_BARS, TRANSFORMERS_EVIDENCE),
 }
+
+# Names logs print about themselves (a banner, a logger or crate name, their install path) for runtimes no family
+# parser covers: a log no family claims is labelled with the first of these it prints, else "unknown"; a family
+# that claims the log keeps its own name. (regex, name); the regexes are searched on raw lines until one is found.
+SELF_NAMES = (
+    (r"(?<![\w-])ktransformers\b", "ktransformers"),
+    (r"text_embeddings_(?:router|backend|core)|text-embeddings-(?:router|inference)", "text-embeddings-inference"),
+    (r"\bmistralrs(?:_core|_server|_server_core|_quant|_bench)?::|\bmistralrs-server\b|\bmistral\.rs\b", "mistral.rs"),
+    (r"\bcandle_vllm(?:::|:)|\bcandle-vllm\b", "candle-vllm"),
+    (r"\bvllm_rs(?:::|:)|\bvllm\.rs\b", "vllm.rs"),
+    (r"\bvllm[-_]mlx\b", "vllm-mlx"),
+    (r"\blmdeploy\b", "lmdeploy"),
+    (r"\bexllamav2\b", "exllamav2"),
+    (r"\baphrodite\b", "aphrodite-engine"),
+    (r"\bmlc_llm\b|\bmlc-llm\b", "mlc-llm"),
+    (r"\bonnxruntime[-_]genai\b", "onnxruntime-genai"),
+    (r"\bopenvino_genai\b|\bOpenVINO GenAI\b", "openvino-genai"),
+    (r"\blightllm\b", "lightllm"),
+    (r"\bxinference\b", "xinference"),
+    (r"\bLocalAI\b|\blocal-ai\b", "localai"),
+    (r"\bllamafile\b", "llamafile"),
+)
