@@ -436,13 +436,14 @@ def reported_records(path: str, lines: list, framework: Optional[str], found: Op
 def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
     """A timed server log holding several requests: the record of the recording carries the last one's figures
     (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
-    tool's timed log is one run; figures repeated in it stay with the last.)"""
+    tool's timed log is one run; figures repeated in it stay with the last. A program without a profile, e.g. one
+    only the general reader read, is taken for a server.)"""
     if obs.raw_lines is None:
         return []
     found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
     profile = PROFILES.get(found[-1]["framework"])
-    server = found[-1]["framework"] in frameworks.SERVERS or (profile is not None and profile.server)
-    if len(found) < 2 or not server:
+    # A program phasewrap has no profile for may be a server as well: its requests are not folded into one.
+    if len(found) < 2 or (profile is not None and not profile.server):
         return []
     return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
 

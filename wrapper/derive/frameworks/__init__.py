@@ -24,13 +24,13 @@ import importlib
 import re
 from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
-from . import warn_rules
+from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
 from .routes import ROUTES
 
-__all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "SERVERS", "PrefixTime",
-           "ReportedParser", "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
+__all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
+           "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
 
 UNKNOWN = "unknown"
 
@@ -41,7 +41,6 @@ class Family(NamedTuple):
 
     name: str
     aliases: tuple[str, ...] = ()
-    server: bool = False  # a server without a run profile whose log holds one dict per request (see serves)
 
     @property
     def parser(self) -> type[FamilyParser]:
@@ -65,8 +64,8 @@ FAMILIES = (
     # both print is SGLang's only when it names the sglang backend.
     Family("sglang", ("SGLang",)),
     Family("vllm", ("vLLM",)),
-    Family("text-embeddings-inference", ("tei", "text_embeddings_inference"), server=True),  # TGI's span shape
-    Family("tgi", ("text-generation-inference",), server=True),
+    Family("text-embeddings-inference", ("tei", "text_embeddings_inference")),  # TGI's span shape
+    Family("tgi", ("text-generation-inference",)),
     Family("tensorrt-llm", ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
     Family("mlx_lm", ("mlx-lm", "mlx")),
     Family("transformers", ("hf", "accelerate")),
@@ -88,7 +87,6 @@ FAMILIES = (
     Family("ipex-llm", ("bigdl-llm", "ipex_llm")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)
-SERVERS = frozenset(f.name for f in FAMILIES if f.server)
 _BY_NAME = {name.lower(): f for f in FAMILIES for name in (f.name,) + f.aliases}
 
 
@@ -217,6 +215,9 @@ class StreamParser:
         self._all = self._parsers + [self._unknown]
         self._greedy: list[FamilyParser] = []
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
+        self._figures = generic.FigureReader()
+        self._self_name = generic.SelfName()
+        self._figure_gate = generic.GATE.search
         self._build_routes()
 
     def _build_routes(self) -> None:
@@ -269,9 +270,13 @@ class StreamParser:
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
             line = re.sub(_ANSI, "", line)
+        if self._self_name.name is None:
+            self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            return  # the common case, kept to one regex search
+            if self._figure_gate(line) is not None:
+                self._figures.feed(_strip_text(line))
+            return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
         if "\r" in body:
             for part in body.split("\r"):
@@ -294,6 +299,8 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
+        if self._figure_gate(line) is not None:
+            self._figures.feed(text, routed=any(t is not _WARN for t in targets))
         warn = detected = False
         for target in targets:
             if target is _WARN:
@@ -331,13 +338,15 @@ class StreamParser:
         return real
 
     def results(self) -> list[dict]:
-        """One dict per run/request found, in order; never empty (see figures.py for the keys)."""
+        """One dict per run/request found, in order; never empty (see figures.py for the keys). The general
+        reader's figures are folded in (generic.merge): the family's own figures always win."""
         if self._fixed:
-            return (self._parsers[0] if self._parsers else self._unknown).results()
-        for p in self._parsers:
-            if p.evidence:
-                return p.results()
-        return self._unknown.results()
+            chosen = self._parsers[0] if self._parsers else self._unknown
+        else:
+            chosen = next((p for p in self._parsers if p.evidence), self._unknown)
+        claimed = chosen is not self._unknown
+        return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
+                             self._self_name.name or UNKNOWN)
 
 
 def _prefixes():

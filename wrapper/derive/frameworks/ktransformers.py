@@ -1,6 +1,6 @@
-"""KTransformers: the server's ``Performance(T/s): prefill …, decode …. Time(s): tokenize …, prefill …, decode …``
-line (balance_serve) -> ``prompt_tps``, ``eval_tps``, ``extra.tokenize_ms``, ``prompt_eval_ms``, ``eval_ms``;
-``local_chat``'s block in ollama's shape (``prompt eval count:    14 token(s)``, ``prompt eval duration:
+"""KTransformers: the server's ``Performance(T/s): prefill …, decode …. Time(s): tokenize …, prefill …,
+decode …`` line (balance_serve) -> ``prompt_tps``, ``eval_tps``, ``extra.tokenize_ms``, ``prompt_eval_ms``,
+``eval_ms``; ``local_chat``'s block in ollama's shape (``prompt eval count:    14 token(s)``, ``prompt eval duration:
 3.272608757019043s``, ``… rate: … tokens/s``, ``eval …``) -> the prompt/eval counts, durations and rates.
 
 The block alone is ollama's shape, so it claims the log only where a duration has more fractional digits than a Go

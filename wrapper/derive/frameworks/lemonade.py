@@ -1,9 +1,8 @@
 """Lemonade (turnkeyml) ``oga-bench``: ``Seconds To First Token: 0.004`` -> ``extra.ttft_ms``, ``Prefill Tokens Per
-Second: 1455.340`` -> ``prompt_tps``, ``Token Generation Tokens Per Second: 273.599`` -> ``eval_tps``, ``Prompt
-Tokens: 6`` -> ``prompt_tokens``."""
+Second: 1455.340`` -> ``prompt_tps``, ``Token Generation Tokens Per Second: 273.599`` -> ``eval_tps``."""
 from __future__ import annotations
 
-from .rules import INT, NUM, S_MS, RulesParser, rule
+from .rules import NUM, S_MS, RulesParser, rule
 
 NAME = "lemonade"
 
@@ -11,7 +10,6 @@ RULES = (
     rule("Seconds To First Token:", r"Seconds To First Token:\s+([\d.]+)", ("extra.ttft_ms", S_MS), claims=False),
     rule("Prefill Tokens Per Second:", r"Prefill Tokens Per Second:\s+([\d.]+)", ("prompt_tps", NUM)),
     rule("Token Generation Tokens Per Second:", r"Token Generation Tokens Per Second:\s+([\d.]+)", ("eval_tps", NUM)),
-    rule("Prompt Tokens:", r"^\s*Prompt Tokens:\s+(\d+)\s*$", ("prompt_tokens", INT), mode="fill", claims=False),
 )
 
 

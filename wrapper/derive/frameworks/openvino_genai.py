@@ -23,14 +23,14 @@ _PM = rf"{_N} ± {_N}"
 
 RULES = (
     rule("Load time:", rf"^\s*Load time: {_N} ms", ("load_ms", NUM), claims=False),
-    rule("Generate time:", rf"^\s*Generate time: {_PM} ms", ("total_ms", NUM), ("extra.generate_std_ms", NUM)),
-    rule("Tokenization time:", rf"^\s*Tokenization time: {_PM} ms", ("extra.tokenization_ms", NUM),
+    rule(" ± ", rf"^\s*Generate time: {_PM} ms", ("total_ms", NUM), ("extra.generate_std_ms", NUM)),
+    rule(" ± ", rf"^\s*Tokenization time: {_PM} ms", ("extra.tokenization_ms", NUM),
          ("extra.tokenization_std_ms", NUM)),
-    rule("Detokenization time:", rf"^\s*Detokenization time: {_PM} ms", ("extra.detokenization_ms", NUM),
+    rule(" ± ", rf"^\s*Detokenization time: {_PM} ms", ("extra.detokenization_ms", NUM),
          ("extra.detokenization_std_ms", NUM)),
-    rule("TTFT:", rf"^\s*TTFT: {_PM} ms", ("extra.ttft_ms", NUM), ("extra.ttft_std_ms", NUM)),
-    rule("TPOT:", rf"^\s*TPOT: {_PM} ms", ("extra.tpot_ms", NUM), ("extra.tpot_std_ms", NUM)),
-    rule("Throughput :", rf"^\s*Throughput : {_PM} tokens/s", ("eval_tps", NUM), ("extra.throughput_std_tps", NUM)),
+    rule(" ± ", rf"^\s*TTFT: {_PM} ms", ("extra.ttft_ms", NUM), ("extra.ttft_std_ms", NUM)),
+    rule(" ± ", rf"^\s*TPOT: {_PM} ms", ("extra.tpot_ms", NUM), ("extra.tpot_std_ms", NUM)),
+    rule(" ± ", rf"^\s*Throughput : {_PM} tokens/s", ("eval_tps", NUM), ("extra.throughput_std_tps", NUM)),
     rule("Batch_size=", r"\] Batch_size=(\d+), all input token size", ("extra.batch_size", INT), start=True),
     rule("Infer count:", rf"Input token size: (\d+), Output size: (\d+), Infer count: (\d+), Tokenization Time: "
          rf"{_N}ms, Detokenization Time: {_N}ms, Generation Time: {_N}s, Latency: {_N} ms/", ("prompt_tokens", INT),

@@ -24,7 +24,7 @@ _ROWS = (
 )
 ROW_LABELS = tuple(label for label, _, _, _ in _ROWS)
 
-RULES = tuple(rule(label, r"^\|\s*" + label.replace("(", r"\(").replace(")", r"\)") + r"\s*\|\s*([\d.]+)\s*\|",
+RULES = tuple(rule("| " + label, r"^\|\s*" + label.replace("(", r"\(").replace(")", r"\)") + r"\s*\|\s*([\d.]+)\s*\|",
                    (key, read), claims=claims) for label, key, read, claims in _ROWS)
 
 

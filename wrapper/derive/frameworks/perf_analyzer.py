@@ -7,9 +7,9 @@ Settings: ``Batch size: 1`` -> ``extra.batch_size``, ``Measurement window: 5000 
 ``extra.request_count``, ``Throughput: 219.6 infer/sec`` -> ``extra.throughput_infer_s``, ``Avg latency: 4553 usec
 (standard deviation 1593 usec)`` -> ``extra.avg_latency_us``, ``extra.std_latency_us``, ``p50/p90/p95/p99
 latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + response wait … + unmarshal …)`` ->
-``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``; ``Avg HTTP time: … (send/recv … + response
-wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us`` (``send_us``,
-``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` -> ``extra.latency_limit_ms``,
+``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``; ``Avg HTTP time: … (send/recv … +
+response wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us``
+(``send_us``, ``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` -> ``extra.latency_limit_ms``,
 ``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``. Server: ``Inference count``,
 ``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
 ``server_execution_count``, ``server_success_count``; ``Avg request latency: 4180 usec (overhead 2 usec + queue 30
@@ -28,22 +28,22 @@ _US = r"(\d+) usec"
 
 RULES = (
     rule("Measurement Settings", r"\*\*\* Measurement Settings \*\*\*", start=True),
-    rule("Batch size:", r"^\s*Batch size: (\d+)\s*$", ("extra.batch_size", INT), claims=False),
+    rule("  Batch size:", r"^\s*Batch size: (\d+)\s*$", ("extra.batch_size", INT), claims=False),
     rule("Measurement window:", r"Measurement window: (\d+) msec", ("extra.measurement_window_ms", INT)),
     rule("Request concurrency:", r"^\s*Request concurrency: (\d+)", ("extra.concurrency", INT), claims=False),
-    rule("infer/sec. Avg latency:", rf"Pass \[\d+\] throughput: ([\d.]+) infer/sec\. Avg latency: {_US} "
+    rule("infer/sec", rf"Pass \[\d+\] throughput: ([\d.]+) infer/sec\. Avg latency: {_US} "
          rf"\(std {_US}\)", ("throughput_infer_s", NUM), ("avg_latency_us", INT), ("std_latency_us", INT),
          series="passes"),
     rule("Request count:", r"^\s*Request count: (\d+)", ("extra.request_count", INT), claims=False),
-    rule("Throughput: ", r"^\s*Throughput: ([\d.]+) infer/sec", ("extra.throughput_infer_s", NUM)),
-    rule("Avg latency:", rf"^\s*Avg latency: {_US} \(standard deviation {_US}\)", ("extra.avg_latency_us", INT),
+    rule("infer/sec", r"^\s*Throughput: ([\d.]+) infer/sec", ("extra.throughput_infer_s", NUM)),
+    rule(" usec", rf"^\s*Avg latency: {_US} \(standard deviation {_US}\)", ("extra.avg_latency_us", INT),
          ("extra.std_latency_us", INT)),
-    *(rule(f"p{q} latency:", rf"^\s*p{q} latency: {_US}", (f"extra.p{q}_latency_us", INT), claims=False)
+    *(rule(" usec", rf"^\s*p{q} latency: {_US}", (f"extra.p{q}_latency_us", INT), claims=False)
       for q in (50, 90, 95, 99)),
-    rule("Avg gRPC time:", rf"Avg gRPC time: {_US} \(marshal {_US} \+ response wait {_US} \+ unmarshal {_US}\)",
+    rule(" usec", rf"Avg gRPC time: {_US} \(marshal {_US} \+ response wait {_US} \+ unmarshal {_US}\)",
          ("extra.grpc_us", INT), ("extra.marshal_us", INT), ("extra.response_wait_us", INT),
          ("extra.unmarshal_us", INT)),
-    rule("Avg HTTP time:", rf"Avg HTTP time: {_US} \((?:send/recv {_US}|send {_US}) \+ response wait {_US}"
+    rule(" usec", rf"Avg HTTP time: {_US} \((?:send/recv {_US}|send {_US}) \+ response wait {_US}"
          rf"(?: \+ receive {_US})?\)", ("extra.http_us", INT), ("extra.send_recv_us", INT), ("extra.send_us", INT),
          ("extra.response_wait_us", INT), ("extra.receive_us", INT)),
     rule("Latency limit:", r"Latency limit: (\d+) msec", ("extra.latency_limit_ms", INT), claims=False),
@@ -54,11 +54,11 @@ RULES = (
     rule("Execution count:", r"^\s*Execution count: (\d+)", ("extra.server_execution_count", INT), claims=False),
     rule("Successful request count:", r"Successful request count: (\d+)", ("extra.server_success_count", INT),
          claims=False),
-    rule("Avg request latency:", rf"Avg request latency: {_US} \(overhead {_US} \+ queue {_US} \+ compute input "
+    rule(" usec", rf"Avg request latency: {_US} \(overhead {_US} \+ queue {_US} \+ compute input "
          rf"{_US} \+ compute infer {_US} \+ compute output {_US}\)", ("extra.server_request_latency_us", INT),
          ("extra.server_overhead_us", INT), ("extra.server_queue_us", INT), ("extra.server_compute_input_us", INT),
          ("extra.server_compute_infer_us", INT), ("extra.server_compute_output_us", INT)),
-    rule("infer/sec, latency", rf"Concurrency: (\d+), throughput: ([\d.]+) infer/sec, latency {_US}",
+    rule("infer/sec", rf"Concurrency: (\d+), throughput: ([\d.]+) infer/sec, latency {_US}",
          ("concurrency", INT), ("throughput_infer_s", NUM), ("latency_us", INT), series="summary"),
 )
 

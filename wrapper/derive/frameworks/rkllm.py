@@ -12,10 +12,10 @@ _N = r"\s+([\d.]+)"
 RULES = (
     rule("Total Time (ms)", r"Stage\s+Total Time \(ms\)\s+Tokens\s+Time per Token \(ms\)\s+Tokens per Second",
          start=True),
-    rule(" Init ", r"^(?:I rkllm:)?\s+Init" + _N + r"\s+/", ("load_ms", NUM), claims=False),
-    rule(" Prefill ", r"^(?:I rkllm:)?\s+Prefill" + _N + r"\s+(\d+)" + _N + _N + r"\s*$", ("prompt_eval_ms", NUM),
+    rule("rkllm:", r"I rkllm:\s+Init" + _N + r"\s+/", ("load_ms", NUM), claims=False),
+    rule("rkllm:", r"I rkllm:\s+Prefill" + _N + r"\s+(\d+)" + _N + _N + r"\s*$", ("prompt_eval_ms", NUM),
          ("prompt_tokens", INT), ("extra.prompt_ms_per_token", NUM), ("prompt_tps", NUM), claims=False),
-    rule(" Generate ", r"^(?:I rkllm:)?\s+Generate" + _N + r"\s+(\d+)" + _N + _N + r"\s*$", ("eval_ms", NUM),
+    rule("rkllm:", r"I rkllm:\s+Generate" + _N + r"\s+(\d+)" + _N + _N + r"\s*$", ("eval_ms", NUM),
          ("eval_tokens", INT), ("extra.eval_ms_per_token", NUM), ("eval_tps", NUM), claims=False),
 )
 
