@@ -10,7 +10,10 @@ latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + r
 ``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``; ``Avg HTTP time: … (send/recv … +
 response wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us``
 (``send_us``, ``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` -> ``extra.latency_limit_ms``,
-``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``. Server: ``Inference count``,
+``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``; request-rate mode: ``Request
+Rate: 24 inference requests per seconds`` -> ``extra.request_rate_s``, ``Delayed Request Count``, ``Sequence count:
+19 (0.19 seq/sec)`` -> ``extra.delayed_request_count``, ``sequence_count``, ``sequences_s``; gRPC's ``((un)marshal
+request/response 8 usec + response wait …)`` -> ``extra.marshal_unmarshal_us``. Server: ``Inference count``,
 ``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
 ``server_execution_count``, ``server_success_count``; ``Avg request latency: 4180 usec (overhead 2 usec + queue 30
 usec + compute input 3012 usec + compute infer 1100 usec + compute output 36 usec)`` -> ``extra.
@@ -40,9 +43,16 @@ RULES = (
          ("extra.std_latency_us", INT)),
     *(rule(" usec", rf"^\s*p{q} latency: {_US}", (f"extra.p{q}_latency_us", INT), claims=False)
       for q in (50, 90, 95, 99)),
-    rule(" usec", rf"Avg gRPC time: {_US} \(marshal {_US} \+ response wait {_US} \+ unmarshal {_US}\)",
-         ("extra.grpc_us", INT), ("extra.marshal_us", INT), ("extra.response_wait_us", INT),
-         ("extra.unmarshal_us", INT)),
+    rule(" usec", rf"Avg gRPC time: {_US} \((?:marshal {_US} \+ response wait {_US} \+ unmarshal {_US}|"
+         rf"\(un\)marshal request/response {_US} \+ response wait {_US})\)", ("extra.grpc_us", INT),
+         ("extra.marshal_us", INT), ("extra.response_wait_us", INT), ("extra.unmarshal_us", INT),
+         ("extra.marshal_unmarshal_us", INT), ("extra.response_wait_us", INT)),
+    rule("Request Rate:", r"^\s*Request Rate: ([\d.]+) inference requests per seconds", ("extra.request_rate_s", NUM),
+         claims=False),
+    rule("Delayed Request Count:", r"Delayed Request Count: (\d+)", ("extra.delayed_request_count", INT),
+         claims=False),
+    rule("Sequence count:", r"Sequence count: (\d+) \(([\d.]+) seq/sec\)", ("extra.sequence_count", INT),
+         ("extra.sequences_s", NUM), claims=False),
     rule(" usec", rf"Avg HTTP time: {_US} \((?:send/recv {_US}|send {_US}) \+ response wait {_US}"
          rf"(?: \+ receive {_US})?\)", ("extra.http_us", INT), ("extra.send_recv_us", INT), ("extra.send_us", INT),
          ("extra.response_wait_us", INT), ("extra.receive_us", INT)),
