@@ -20,11 +20,14 @@ usec + compute input 3012 usec + compute infer 1100 usec + compute output 36 use
 server_request_latency_us``, ``server_overhead_us``, ``server_queue_us``, ``server_compute_input_us``,
 ``server_compute_infer_us``, ``server_compute_output_us``. The summary ``Concurrency: 1, throughput: 219.6
 infer/sec, latency 4553 usec`` -> a row of ``extra.summary`` (``concurrency``, ``throughput_infer_s``,
-``latency_us``).
+``latency_us``). Ensembles (early 2021): ``Avg request latency: 8348 usec`` alone, ``Total avg compute input time :
+82 usec`` (… infer, output, queue) -> ``extra.server_total_compute_input_us`` …, and under ``Composing models:`` each
+``dali, version: `` starts a run (``extra.composing_model``, ``composing_model_version``) holding that model's
+server counts and latencies.
 """
 from __future__ import annotations
 
-from .rules import INT, NUM, RulesParser, rule
+from .rules import INT, NUM, TEXT, RulesParser, rule
 
 NAME = "perf_analyzer"
 _US = r"(\d+) usec"
@@ -64,8 +67,12 @@ RULES = (
     rule("Execution count:", r"^\s*Execution count: (\d+)", ("extra.server_execution_count", INT), claims=False),
     rule("Successful request count:", r"Successful request count: (\d+)", ("extra.server_success_count", INT),
          claims=False),
-    rule(" usec", rf"Avg request latency: {_US} \(overhead {_US} \+ queue {_US} \+ compute input "
-         rf"{_US} \+ compute infer {_US} \+ compute output {_US}\)", ("extra.server_request_latency_us", INT),
+    rule(", version:", r"^\s*(\S+), version: ?(\S*)\s*$", ("extra.composing_model", TEXT),
+         ("extra.composing_model_version", TEXT), start=True, claims=False),
+    *(rule(" usec", rf"Total avg {part} time : {_US}", (f"extra.server_total_{part.replace(' ', '_')}_us", INT),
+           claims=False) for part in ("compute input", "compute infer", "compute output", "queue")),
+    rule(" usec", rf"Avg request latency: {_US}(?: \(overhead {_US} \+ queue {_US} \+ compute input "
+         rf"{_US} \+ compute infer {_US} \+ compute output {_US}\))?", ("extra.server_request_latency_us", INT),
          ("extra.server_overhead_us", INT), ("extra.server_queue_us", INT), ("extra.server_compute_input_us", INT),
          ("extra.server_compute_infer_us", INT), ("extra.server_compute_output_us", INT)),
     rule("infer/sec", rf"Concurrency: (\d+), throughput: ([\d.]+) infer/sec, latency {_US}",

@@ -33,9 +33,9 @@ S_MS: Callable = seconds_to_ms
 GO_MS: Callable = go_duration_ms
 
 
-def TEXT(text: str) -> str:
-    """The printed text itself, stripped."""
-    return text.strip()
+def TEXT(text: str) -> str | None:
+    """The printed text itself, stripped; ``None`` when nothing was printed there."""
+    return text.strip() or None
 
 
 class Rule(NamedTuple):
