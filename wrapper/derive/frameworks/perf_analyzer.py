@@ -9,9 +9,9 @@ Settings: ``Batch size: 1`` -> ``extra.batch_size``, ``Measurement window: 5000 
 latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + response wait … + unmarshal …)`` ->
 ``extra.grpc_us``, ``marshal_us``, ``response_wait_us``, ``unmarshal_us``; ``Avg HTTP time: … (send/recv … +
 response wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us``
-(``send_us``, ``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` -> ``extra.latency_limit_ms``,
-``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``; request-rate mode: ``Request
-Rate: 24 inference requests per seconds`` -> ``extra.request_rate_s``, ``Delayed Request Count``, ``Sequence count:
+(``send_us``, ``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` ->
+``extra.latency_limit_ms``, ``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``;
+request-rate mode: ``Request Rate: 24 inference requests per seconds`` -> ``extra.request_rate_s``, ``Delayed Request Count``, ``Sequence count:
 19 (0.19 seq/sec)`` -> ``extra.delayed_request_count``, ``sequence_count``, ``sequences_s``; gRPC's ``((un)marshal
 request/response 8 usec + response wait …)`` -> ``extra.marshal_unmarshal_us``. Server: ``Inference count``,
 ``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
@@ -21,8 +21,8 @@ server_request_latency_us``, ``server_overhead_us``, ``server_queue_us``, ``serv
 ``server_compute_infer_us``, ``server_compute_output_us``. The summary ``Concurrency: 1, throughput: 219.6
 infer/sec, latency 4553 usec`` -> a row of ``extra.summary`` (``concurrency``, ``throughput_infer_s``,
 ``latency_us``). Ensembles (early 2021): ``Avg request latency: 8348 usec`` alone, ``Total avg compute input time :
-82 usec`` (… infer, output, queue) -> ``extra.server_total_compute_input_us`` …, and under ``Composing models:`` each
-``dali, version: `` starts a run (``extra.composing_model``, ``composing_model_version``) holding that model's
+82 usec`` (… infer, output, queue) -> ``extra.server_total_compute_input_us`` …, and under ``Composing models:``
+each ``dali, version: `` starts a run (``extra.composing_model``, ``composing_model_version``) holding that model's
 server counts and latencies.
 """
 from __future__ import annotations
