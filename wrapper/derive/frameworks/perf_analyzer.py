@@ -11,8 +11,9 @@ latency`` -> ``extra.p50_latency_us`` …, ``Avg gRPC time: … (marshal … + r
 response wait …)`` (older: ``send … + response wait … + receive …``) -> ``extra.http_us``, ``send_recv_us``
 (``send_us``, ``receive_us``), ``response_wait_us``; ``Latency limit``, ``Concurrency limit`` ->
 ``extra.latency_limit_ms``, ``extra.concurrency_limit``; ``Cache hit count`` -> ``extra.server_cache_hit_count``;
-request-rate mode: ``Request Rate: 24 inference requests per seconds`` -> ``extra.request_rate_s``, ``Delayed Request Count``, ``Sequence count:
-19 (0.19 seq/sec)`` -> ``extra.delayed_request_count``, ``sequence_count``, ``sequences_s``; gRPC's ``((un)marshal
+request-rate mode: ``Request Rate: 24 inference requests per seconds`` -> ``extra.request_rate_s``, ``Delayed
+Request Count``, ``Sequence count: 19 (0.19 seq/sec)`` -> ``extra.delayed_request_count``, ``sequence_count``,
+``sequences_s``; gRPC's ``((un)marshal
 request/response 8 usec + response wait …)`` -> ``extra.marshal_unmarshal_us``. Server: ``Inference count``,
 ``Execution count``, ``Successful request count`` -> ``extra.server_inference_count``,
 ``server_execution_count``, ``server_success_count``; ``Avg request latency: 4180 usec (overhead 2 usec + queue 30
