@@ -156,7 +156,7 @@ def _family(framework: str) -> Family | None:
     return family
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)  # key sets recur per family and detection state
 def _trie_search(words: frozenset) -> Callable[..., re.Match | None]:
     """The compiled trie regex's ``search`` for a set of keys (the same sets recur in every run of a session)."""
     return re.compile(_trie_pattern(words)).search
@@ -237,12 +237,12 @@ class StreamParser:
 
     def _build_targets(self) -> list:
         """(target, its own keys' search) for each parser and the warning rules."""
-        targets = []
-        for target in self._parsers + [_WARN]:
-            own = {k for k, t in self._owners if t is target}
-            if own:
-                targets.append((target, _trie_search(frozenset(own))))
-        return targets
+        # one pass over the owners (they come grouped by target, in table order): with thirty-odd families a scan
+        # per target made building the routes cost more than parsing a short log
+        own: dict = {}
+        for k, t in self._owners:
+            own.setdefault(id(t), (t, set()))[1].add(k)
+        return [(t, _trie_search(frozenset(keys))) for t, keys in own.values()]
 
     def _detected(self) -> None:
         """A family recognised its first line: families after the first detected one in table order can no
