@@ -196,6 +196,7 @@ class StreamParser:
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
         self._figures = generic.FigureReader()
         self._self_name = generic.SelfName()
+        self._figures_done = False
         self._figure_gate = generic.GATE.search
         self._build_routes()
 
@@ -253,7 +254,7 @@ class StreamParser:
             self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            if self._figure_gate(line) is not None:
+            if self._reading_figures() and self._figure_gate(line) is not None:
                 self._figures.feed(_strip_text(line))
             return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
@@ -278,7 +279,7 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        if self._figure_gate(line) is not None:
+        if self._reading_figures() and self._figure_gate(line) is not None:
             self._figures.feed(text, routed=any(t is not _WARN for t in targets))
         warn = detected = False
         for target in targets:
@@ -306,6 +307,16 @@ class StreamParser:
             if kind is not None:
                 for p in self._all:
                     p.warn(kind, raw)
+
+    def _reading_figures(self) -> bool:
+        """The general reader still has a use: room for figures, or no family has claimed the log yet (its core
+        keys then still count). A family's evidence never goes away, so once stopped it stays stopped."""
+        if self._figures_done:
+            return False
+        if self._figures.full and ((self._fixed and self._parsers) or any(p.evidence for p in self._parsers)):
+            self._figures_done = True
+            return False
+        return True
 
     def _swap(self, deferred: _Deferred) -> FamilyParser:
         real = deferred._parser()

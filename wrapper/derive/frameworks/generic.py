@@ -40,6 +40,7 @@ dropped when a family claims the log (that family had its chance at the line and
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import NamedTuple, Optional
@@ -79,9 +80,11 @@ _BEFORE = (
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s*[:=]?\s*(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM
-                     + r")\s*(?P<unit>" + _UNIT + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>"
-                     + _UNIT + r"))?")
+_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+                     + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+_TRIPLE_LABEL = re.compile(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+# The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
+_GROUP_MARK = re.compile(r"\)\s*:\s*[A-Za-z]")
 _GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
 _GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
@@ -153,6 +156,13 @@ def _label(text: str) -> str:
     return " ".join(words[-MAX_LABEL_WORDS:])[:MAX_LABEL_CHARS]
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_noise(label: str) -> bool:
+    """Whether a label names noise (threads, seeds, ids, …); labels recur line after line, hence the cache."""
+    return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
+
+
+@functools.lru_cache(maxsize=4096)
 def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
     """The core ``reported`` key a label clearly means, or None."""
     low = " " + _SEP.sub(" ", label.lower()) + " "
@@ -229,7 +239,7 @@ class FigureReader:
     # -- shapes ----------------------------------------------------------------------------------------------
     def _pairs(self, s: str, line: str, routed: bool) -> None:
         taken: list = []  # spans already read, so one number is one figure
-        heads = list(_GROUP.finditer(s)) if "(" in s else []
+        heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
             end = len(s) if after is None else after.start()
             items = list(_GROUP_ITEM.finditer(s, m.end(), end))
@@ -239,7 +249,10 @@ class FigureReader:
                     self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
                 taken.append((m.start(), end))
         for m in _TRIPLE.finditer(s) if " in " in s else ():
-            label = _label(m["label"])
+            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if head is None:
+                continue
+            label = _label(head["label"][::-1])
             if "token" not in label.lower():
                 label += " tokens"
             self._add(label, m["count"], None, line, routed)
@@ -292,7 +305,7 @@ class FigureReader:
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> None:
-        if not label or _NOISE.search(label) or _NOISE.search(label.replace(" ", "_")):
+        if not label or _is_noise(label):
             return
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
@@ -323,6 +336,11 @@ class FigureReader:
         self._seen.add(ident)
         self._count += 1
         run.figures.append((figure, routed))
+
+    @property
+    def full(self) -> bool:
+        """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
+        return self._count >= MAX_FIGURES
 
     def runs(self, family_claimed: bool) -> list[Run]:
         """The runs found; with ``family_claimed``, figures from lines a family was shown are left out."""
