@@ -19,7 +19,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ..derive import frameworks
 from ..errors import UsageError
@@ -242,15 +242,38 @@ def _read_text_lines(path: str) -> list:
             data = fh.read()
     except OSError as exc:
         raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
-    if b"\x00" in data[:SNIFF_BYTES]:
-        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
-                           "phasewrap captures")
+    _check_text(path, data)
     text = data.decode("utf-8", "surrogateescape")
     return text.splitlines()
 
 
-def observe(path: str) -> tuple[Optional[Observed], list]:
-    """Read one input: (observed chunks or None for an untimed log, its lines for the framework parser)."""
+def _check_text(path: str, head: bytes) -> None:
+    if b"\x00" in head[:SNIFF_BYTES]:
+        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
+                           "phasewrap captures")
+
+
+def _head_lines(path: str) -> list:
+    """The first SNIFF_LINES lines (as ``str.splitlines`` of the whole text gives them), read without the rest."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+            raw = [head]
+            while head.count(b"\n") <= SNIFF_LINES:  # long lines: read on until the sniffed lines are whole
+                more = fh.readline()
+                if not more:
+                    break
+                raw.append(more)
+                head += more
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    _check_text(path, raw[0])
+    return b"".join(raw).decode("utf-8", "surrogateescape").splitlines()[:SNIFF_LINES]
+
+
+def observe(path: str) -> tuple[Optional[Observed], Optional[list]]:
+    """Read one input: (observed chunks, its lines for the framework parser); (None, None) for a log without
+    times, which is not read here (see ``streamed_records``)."""
     if path.endswith(SUFFIX):
         try:
             return _from_capture(read_capture(path)), []
@@ -258,10 +281,13 @@ def observe(path: str) -> tuple[Optional[Observed], list]:
             raise AnalyzeError(str(exc)) from None
         except OSError as exc:
             raise AnalyzeError(f"{path}: cannot read ({exc.strerror})") from None
-    lines = _read_text_lines(path)
-    if not lines:
+    head = _head_lines(path)
+    if not head:
         raise AnalyzeError(f"{path}: empty file; nothing to analyze")
-    first = lines[0].strip()
+    first = head[0].strip()
+    if not first.startswith("{") and _from_timed_log(path, head) is None:
+        return None, None  # a log without times: its figures are read as the file streams (streamed_records)
+    lines = _read_text_lines(path)
     if first.startswith("{"):
         try:
             header = json.loads(first)
@@ -416,21 +442,9 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     return finish(facts, list(obs.samples) + samples, list(obs.sampler_infos) + infos, consume.watcher)
 
 
-def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
-                     kind: str = "log (no times)") -> list:
-    """A log without times: one record per run/request the framework printed, phases from its own figures.
-
-    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
-    ``found``: the reports when already parsed (a timed log's earlier runs, see ``analyze``)."""
-    if found is None:
-        found = frameworks.parse_lines(lines, framework)
-    name = os.path.basename(path)
-    reports = found or [{"framework": "unknown", "lines": len(lines)}]
-    return [build(RunFacts(
-        run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
-        end_ns=None, exit_code=None, status="unknown", reported=rep,
-        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
-        for i, rep in enumerate(reports)]
+def reported_records(path: str, found: list, kind: str) -> list:
+    """Records of a log's reports (a timed log's earlier runs, see ``_earlier_runs``), as ``_reported_record``."""
+    return [_reported_record(path, report, i + 1, kind) for i, report in enumerate(found)]
 
 
 def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> list:
@@ -445,23 +459,63 @@ def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None) -> 
     # A program phasewrap has no profile for may be a server as well: its requests are not folded into one.
     if len(found) < 2 or (profile is not None and not profile.server):
         return []
-    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind)
+    return reported_records(path, found[:-1], obs.kind)
+
+
+def streamed_records(path: str, framework: Optional[str]) -> Iterator[dict]:
+    """A log without times, read in blocks (frameworks/blocks.py): one record per run/request the framework
+    printed (``_reported_record``), each given out as soon as its run is known to be over
+    (past the first ``frameworks.HOLD_REPORTS``), so memory stays flat however long the log."""
+    from ..derive.frameworks.blocks import BLOCK_BYTES, BlockFeeder
+
+    parser = frameworks.new_parser(framework)
+    feeder = BlockFeeder(parser)
+    number = 0
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                data = fh.read(BLOCK_BYTES)
+                if not data:
+                    break
+                feeder.feed(data)
+                for report in parser.pop_finished():
+                    number += 1
+                    yield _reported_record(path, report, number)
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    feeder.close()
+    for report in parser.results():
+        number += 1
+        yield _reported_record(path, report, number)
+
+
+def _reported_record(path: str, report: dict, number: int, kind: str = "log (no times)") -> dict:
+    """One run/request the framework printed, phases from its own figures. The log shows neither a launch
+    instant nor how the run ended: status ``unknown``, exit code null."""
+    return build(RunFacts(
+        run_id=f"{os.path.basename(path)}#{number}", command=[], profile=None, t0_ns=0, wall_t0_s=None,
+        end_ns=None, exit_code=None, status="unknown", reported=report,
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}))
+
+
+def iter_analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
+                 framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None
+                 ) -> Iterator[dict]:
+    """Records for every input (a capture directory counts as its files), each as soon as it is made; raises
+    AnalyzeError on bad input."""
+    files = expand_inputs(paths)
+    for i, path in enumerate(files, 1):
+        if len(files) > 1:
+            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
+        obs, _lines = observe(path)
+        if obs is None:
+            yield from streamed_records(path, framework)
+        else:
+            yield from _earlier_runs(obs, path, framework)
+            yield analyze_observed(obs, config, side, framework)
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
             framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None) -> list:
     """Records for every input (a capture directory counts as its files); raises AnalyzeError on bad input."""
-    files = expand_inputs(paths)
-    records = []
-    for i, path in enumerate(files, 1):
-        if len(files) > 1:
-            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
-        obs, lines = observe(path)
-        if obs is None:
-            records += reported_records(path, lines, framework)
-        else:
-            records += _earlier_runs(obs, path, framework)
-            records.append(analyze_observed(obs, config, side, framework))
-    return records
-
-
+    return list(iter_analyze(paths, config, side, framework, on_progress))

@@ -410,7 +410,7 @@ def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -
     out = [dict(r) for r in reports]
     if claimed:
         paired = len(out) == len(runs)
-        for i, run in enumerate(runs if paired else [_joined(runs)]):
+        for i, run in enumerate(runs if paired else [joined(runs)]):
             out[i]["figures"] = out[i]["figures"] + [f.as_dict() for f, _ in run.figures]
         return out
     while len(out) < len(runs):
@@ -427,7 +427,8 @@ def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -
     return out
 
 
-def _joined(runs: list[Run]) -> Run:
+def joined(runs: list[Run]) -> Run:
+    """All runs' figures as one run (for a report that takes them all)."""
     one = Run()
     for r in runs:
         one.figures += r.figures
