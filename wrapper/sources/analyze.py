@@ -504,6 +504,9 @@ def iter_analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
     """Records for every input (a capture directory counts as its files), each as soon as it is made; raises
     AnalyzeError on bad input."""
     files = expand_inputs(paths)
+    for path in files:  # every input's head checked before the first record: a bad one costs no half output
+        if not path.endswith(SUFFIX) and not _head_lines(path):
+            raise AnalyzeError(f"{path}: empty file; nothing to analyze")
     for i, path in enumerate(files, 1):
         if len(files) > 1:
             on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
