@@ -207,9 +207,9 @@ class Runs:
 
     # -- output ----------------------------------------------------------------------------------------------
     def pop_done(self) -> list[dict]:
-        """The finished runs so far, handed over (not copied) and forgotten here: a long log's runs leave memory
-        as they end. ``version`` is set as known now."""
-        out, self._done = self._done, []
+        """The finished runs so far but the last, handed over (not copied) and forgotten here: a long log's runs
+        leave memory as they end. ``version`` is set as known now."""
+        out, self._done = self._done[:-1], self._done[-1:]  # the last stays: it may be the log's last run
         for r in out:
             r["version"] = self.version
         return out
