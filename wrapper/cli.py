@@ -410,17 +410,18 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
-                          first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
-                          framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
-                          utc_offset_s=args.utc_offset, on_progress=_err)
-    if args.format == "json":
-        _out(jsonl.pretty(records))
-    elif args.format == "csv":
-        text, _ = csvlog.render(records, None)
+    records = api.iter_analyze(args.files, ready=args.ready, ready_stream=args.ready_stream,
+                               first_token=args.first_token, first_token_stream=args.first_token_stream,
+                               marks=list(args.mark), profile=args.profile, framework=args.framework, dmon=args.dmon,
+                               query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset,
+                               on_progress=_err)
+    if args.format == "csv":  # its columns depend on every record
+        text, _ = csvlog.render(list(records), None)
         _out(text)
-    else:
-        _out("".join(summary.render(r) for r in records))
+        return 0
+    pieces = jsonl.pretty_stream(records) if args.format == "json" else (summary.render(r) for r in records)
+    for piece in pieces:  # written as records come: a long log's records are never all in memory
+        _out(piece)
     return 0
 
 

@@ -190,6 +190,9 @@ _ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 2_000
+# A log's finished runs are held (for the general reader's figures and the version) until there are more than this
+# many; then ``pop_finished`` hands them out as they end, so a server log of millions of requests stays bounded.
+HOLD_REPORTS = 1_000
 
 
 class StreamParser:
@@ -217,6 +220,9 @@ class StreamParser:
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
         self._figures = generic.FigureReader()
         self._self_name = generic.SelfName()
+        self._figures_done = False
+        self._draining = False
+        self._claimed = self._fixed and bool(self._parsers)  # some family showed evidence (never undone)
         self._figure_gate = generic.GATE.search
         self._build_routes()
 
@@ -247,6 +253,7 @@ class StreamParser:
     def _detected(self) -> None:
         """A family recognised its first line: families after the first detected one in table order can no
         longer be chosen, so they stop being fed; its evidence keys stop being routed."""
+        self._claimed = True
         for i, p in enumerate(self._parsers):
             if p.evidence:
                 del self._parsers[i + 1:]
@@ -270,11 +277,11 @@ class StreamParser:
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
             line = re.sub(_ANSI, "", line)
-        if self._self_name.name is None:
+        if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
             self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            if self._figure_gate(line) is not None:
+            if self._reading_figures() and self._figure_gate(line) is not None:
                 self._figures.feed(_strip_text(line))
             return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
@@ -299,8 +306,10 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        if self._figure_gate(line) is not None:
-            self._figures.feed(text, routed=any(t is not _WARN for t in targets))
+        routed = any(t is not _WARN for t in targets)
+        # A routed line's figures are dropped in a claimed log (its family read the line): not worth reading.
+        if not (routed and self._claimed) and self._reading_figures() and self._figure_gate(line) is not None:
+            self._figures.feed(text, routed=routed)
         warn = detected = False
         for target in targets:
             if target is _WARN:
@@ -328,6 +337,45 @@ class StreamParser:
                 for p in self._all:
                     p.warn(kind, raw)
 
+    @property
+    def wants_every_line(self) -> bool:
+        """A parser is inside a block (a table, a JSON object) and needs every line, keys or not."""
+        return bool(self._greedy)
+
+    def _settled(self) -> FamilyParser | None:
+        """The family whose log this is, once nothing can change that; else None."""
+        if self._fixed:
+            chosen = self._parsers[0] if self._parsers else None
+        elif self._window_left is None and len(self._parsers) == 1 and self._parsers[0].evidence:
+            chosen = self._parsers[0]
+        else:
+            return None
+        return chosen if isinstance(chosen, FamilyParser) else None
+
+    def pop_finished(self) -> list[dict]:
+        """Reports of finished runs, in order, once the family is settled and more than HOLD_REPORTS are held
+        (then from there on as they end); ``results`` gives the rest. When they start to flow, the general
+        reader's figures so far go to the first of them and the reader stops."""
+        chosen = self._settled()
+        if chosen is None or not (self._draining or chosen.runs.held() > HOLD_REPORTS):
+            return []
+        out = chosen.runs.pop_done()
+        if out and not self._draining:
+            self._draining = True
+            out[:1] = generic.merge(out[:1], [generic.joined(self._figures.runs(True))], True, UNKNOWN)
+            self._figures_done = True
+        return out
+
+    def _reading_figures(self) -> bool:
+        """The general reader still has a use: room for figures, or no family has claimed the log yet (its core
+        keys then still count). A family's evidence never goes away, so once stopped it stays stopped."""
+        if self._figures_done:
+            return False
+        if self._figures.full and self._claimed:
+            self._figures_done = True
+            return False
+        return True
+
     def _swap(self, deferred: _Deferred) -> FamilyParser:
         real = deferred._parser()
         for group in (self._parsers, self._detecting, self._greedy, self._all):
@@ -345,6 +393,8 @@ class StreamParser:
         else:
             chosen = next((p for p in self._parsers if p.evidence), self._unknown)
         claimed = chosen is not self._unknown
+        if self._draining:  # the figures went with the first report handed out
+            return chosen.results()
         return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
                              self._self_name.name or UNKNOWN)
 

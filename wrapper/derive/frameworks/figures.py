@@ -206,6 +206,18 @@ class Runs:
             seen["lines"].append(line.rstrip("\r\n")[:MAX_LINE_CHARS])
 
     # -- output ----------------------------------------------------------------------------------------------
+    def pop_done(self) -> list[dict]:
+        """The finished runs so far but the last, handed over (not copied) and forgotten here: a long log's runs
+        leave memory as they end. ``version`` is set as known now."""
+        out, self._done = self._done[:-1], self._done[-1:]  # the last stays: it may be the log's last run
+        for r in out:
+            r["version"] = self.version
+        return out
+
+    def held(self) -> int:
+        """How many finished runs are held."""
+        return len(self._done)
+
     def results(self) -> list[dict]:
         """Deep copies of all runs in order (the open one included if it holds anything); never empty."""
         out = [_copy_report(r) for r in self._done]

@@ -40,6 +40,7 @@ dropped when a family claims the log (that family had its chance at the line and
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import NamedTuple, Optional
@@ -65,19 +66,25 @@ _UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|
          r"milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/])")
 
-# label, then ":" or "=", then a number with an optional unit (the value may be quoted).
-_PAIR = re.compile(r"(?P<label>[A-Za-z][\w ()/#-]*?)\s*(?::|=)\s*\"?(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
-                   + r")?\"?(?=[\s,;)}\]|\"]|$|\.(?:\s|$))")
-_TOOK = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?:took|in|after)\s+(?P<num>" + _NUM + r")\s*(?P<unit>"
-                   + _UNIT + r")")
-_BRACKET = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:?\s*(?P<num>" + _NUM
-                      + r")(?![\w.:/-])")
+# Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
+# so each regex is anchored and linear) says the shape and the label.
+_VALUE = re.compile(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
+_BEFORE_CHARS = 64
+# (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
+# "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
+_BEFORE = (
+    ("bracket", re.compile(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])")),
+    ("took", re.compile(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])")),
+    ("pair", re.compile(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])")),
+    ("spaced", re.compile(r"\s+(?P<label>[\w -]*[A-Za-z])")),
+)
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s*[:=]?\s*(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM
-                     + r")\s*(?P<unit>" + _UNIT + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>"
-                     + _UNIT + r"))?")
-_SPACED = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")
+_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+                     + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+_TRIPLE_LABEL = re.compile(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+# The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
+_GROUP_MARK = re.compile(r"\)\s*:\s*[A-Za-z]")
 _GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
 _GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
@@ -149,6 +156,13 @@ def _label(text: str) -> str:
     return " ".join(words[-MAX_LABEL_WORDS:])[:MAX_LABEL_CHARS]
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_noise(label: str) -> bool:
+    """Whether a label names noise (threads, seeds, ids, …); labels recur line after line, hence the cache."""
+    return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
+
+
+@functools.lru_cache(maxsize=4096)
 def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
     """The core ``reported`` key a label clearly means, or None."""
     low = " " + _SEP.sub(" ", label.lower()) + " "
@@ -188,6 +202,16 @@ def _core_value(key: str, value: float, unit: Optional[str]) -> Optional[float]:
     return value
 
 
+def _before(reversed_head: str) -> Optional[tuple]:
+    """(shape, label, unit in brackets or None) from the reversed text before a number, or None."""
+    for shape, rx in _BEFORE:
+        m = rx.match(reversed_head)
+        if m is not None:
+            unit = m["unit"][::-1] if shape == "bracket" else None
+            return shape, m["label"][::-1], unit
+    return None
+
+
 class FigureReader:
     """Reads labelled figures line by line; bounded in memory whatever the log's length."""
 
@@ -215,7 +239,7 @@ class FigureReader:
     # -- shapes ----------------------------------------------------------------------------------------------
     def _pairs(self, s: str, line: str, routed: bool) -> None:
         taken: list = []  # spans already read, so one number is one figure
-        heads = list(_GROUP.finditer(s))
+        heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
             end = len(s) if after is None else after.start()
             items = list(_GROUP_ITEM.finditer(s, m.end(), end))
@@ -224,8 +248,11 @@ class FigureReader:
                 for item in items:
                     self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
                 taken.append((m.start(), end))
-        for m in _TRIPLE.finditer(s):
-            label = _label(m["label"])
+        for m in _TRIPLE.finditer(s) if " in " in s else ():
+            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if head is None:
+                continue
+            label = _label(head["label"][::-1])
             if "token" not in label.lower():
                 label += " tokens"
             self._add(label, m["count"], None, line, routed)
@@ -233,16 +260,20 @@ class FigureReader:
             if m["rate"] is not None:
                 self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
             taken.append(m.span())
-        for rx in (_BRACKET, _TOOK, _PAIR, _SPACED):
-            for m in rx.finditer(s):
-                span = m.span("num")
-                if any(a <= span[0] < b for a, b in taken) or any(a <= m.start() < b for a, b in taken):
-                    continue
-                before = s[max(0, span[0] - 3):span[1] + 3]
-                if _BAD_VALUE_AROUND.search(before):
-                    continue
-                taken.append(span)
-                self._add(_label(m["label"]), m["num"], m["unit"], line, routed)
+        for m in _VALUE.finditer(s):
+            start = m.start()
+            if any(a <= start < b for a, b in taken):
+                continue
+            if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
+                continue
+            found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
+            if found is None:
+                continue
+            shape, label, bracket_unit = found
+            unit = bracket_unit if shape == "bracket" else m["unit"]
+            if unit is None and shape in ("took", "spaced"):
+                continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
+            self._add(_label(label), m["num"], unit, line, routed)
 
     def _table(self, s: str, line: str, routed: bool) -> None:
         cells = [c.strip() for c in s.strip("|").split("|")]
@@ -274,7 +305,7 @@ class FigureReader:
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> None:
-        if not label or _NOISE.search(label) or _NOISE.search(label.replace(" ", "_")):
+        if not label or _is_noise(label):
             return
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
@@ -305,6 +336,11 @@ class FigureReader:
         self._seen.add(ident)
         self._count += 1
         run.figures.append((figure, routed))
+
+    @property
+    def full(self) -> bool:
+        """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
+        return self._count >= MAX_FIGURES
 
     def runs(self, family_claimed: bool) -> list[Run]:
         """The runs found; with ``family_claimed``, figures from lines a family was shown are left out."""
@@ -374,7 +410,7 @@ def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -
     out = [dict(r) for r in reports]
     if claimed:
         paired = len(out) == len(runs)
-        for i, run in enumerate(runs if paired else [_joined(runs)]):
+        for i, run in enumerate(runs if paired else [joined(runs)]):
             out[i]["figures"] = out[i]["figures"] + [f.as_dict() for f, _ in run.figures]
         return out
     while len(out) < len(runs):
@@ -391,7 +427,8 @@ def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -
     return out
 
 
-def _joined(runs: list[Run]) -> Run:
+def joined(runs: list[Run]) -> Run:
+    """All runs' figures as one run (for a report that takes them all)."""
     one = Run()
     for r in runs:
         one.figures += r.figures
