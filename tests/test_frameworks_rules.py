@@ -10,7 +10,8 @@ def _one(lines: list[str]) -> dict:
 
 
 OLLAMA_BLOCK = ["prompt eval count:    15 token(s)", "prompt eval duration: 483.086ms",
-                "eval count:           18 token(s)", "eval duration:        781.205ms", "eval rate:            23.04 tokens/s"]
+                "eval count:           18 token(s)", "eval duration:        781.205ms",
+                "eval rate:            23.04 tokens/s"]
 
 
 def test_ollamas_block_stays_ollamas_and_python_float_seconds_make_it_ktransformers():
@@ -24,10 +25,12 @@ def test_ollamas_block_stays_ollamas_and_python_float_seconds_make_it_ktransform
 def test_tgis_span_line_is_not_teis_and_teis_is_not_tgis():
     tgi = ('generate{parameters=GenerateParameters { max_new_tokens: Some(20) } total_time="611.286748ms" '
            'validation_time="754.5µs" queue_time="127.337µs" inference_time="610.405028ms" '
-           'time_per_token="43.600359ms" seed="None"}: text_generation_router::server: router/src/server.rs:305: Success')
+           'time_per_token="43.600359ms" seed="None"}: text_generation_router::server: '
+           'router/src/server.rs:305: Success')
     assert _one([tgi])["framework"] == "tgi"
     tei = ('INFO embed{total_time="685.148571ms" tokenization_time="8.812018ms" queue_time="724.303µs" '
-           'inference_time="675.535478ms"}: text_embeddings_router::http::server: router/src/http/server.rs:1290: Success')
+           'inference_time="675.535478ms"}: text_embeddings_router::http::server: '
+           'router/src/http/server.rs:1290: Success')
     rep = _one([tei])
     assert rep["framework"] == "text-embeddings-inference"
     assert rep["total_ms"] == 685.148571 and rep["extra"]["tokenization_ms"] == 8.812018
@@ -37,7 +40,8 @@ def test_mnns_table_is_not_llama_bench_and_llama_benchs_is_not_mnns():
     header = "| model                          |  modelSize | backend    | threads | test          |        t/s |"
     row = "| qwen2.5-0.5b                   | 265.09 MiB | CPU        |     4 | pp512         | 996.03 ± 16.28 |"
     assert _one([header, row])["framework"] == "mnn-llm"
-    bench = ["| model | size | params | backend | ngl | test | t/s |", "| --- | ---: | ---: | --- | --: | ---: | ---: |",
+    bench = ["| model | size | params | backend | ngl | test | t/s |",
+             "| --- | ---: | ---: | --- | --: | ---: | ---: |",
              "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp512 | 4425.06 ± 12.12 |"]
     assert {r["framework"] for r in frameworks.parse_lines(bench)} == {"llama-bench"}
 
