@@ -154,6 +154,9 @@ ROUTES = {
     "maxtext": Route("maxtext", ("prefill: stream=", "generate: token=#"), ("MaxText", "maxtext")),
     "lemonade": Route("lemonade", ("Seconds To First Token:", "Prefill Tokens Per Second:",
                                    "Token Generation Tokens Per Second:"), ("lemonade",)),
+    "trtexec": Route("trtexec", ("Performance summary", " qps", "min = ", "Total Host Walltime:",
+                                 "Total GPU Compute Time:", "coefficient of variance", "Average on "),
+                        ("trtexec",)),
     "candle": Route("candle", ("tensors (", "prompt tokens processed:", "tokens generated:")),
     "ipex-llm": Route("ipex_llm", ("-llm timings:",), ("ipex-llm", "ipex_llm", "bigdl-llm")),
 }
