@@ -1,13 +1,13 @@
 """TensorRT's ``trtexec``: the ``=== Performance summary ===`` block (it starts a run) and the trace averages.
 
-``Throughput: 130.298 qps`` -> ``extra.throughput_qps``; ``Latency``, ``Enqueue Time``, ``H2D Latency``, ``GPU
-Compute Time``, ``D2H Latency: min = … ms, max = …, mean = …, median = …, percentile(90%) = …`` (the percentiles
-printed vary) -> ``extra.<latency|enqueue|h2d|gpu_compute|d2h>_<min|max|mean|median|p90|p95|p99>_ms``; ``Total Host
-Walltime: 3.00082 s``, ``Total GPU Compute Time: 2.96536 s`` -> ``extra.host_walltime_ms``,
+``Throughput: 130.298 qps`` -> ``extra.throughput_qps``; ``Latency``, ``Enqueue Time``, ``H2D Latency``,
+``GPU Compute Time``, ``D2H Latency: min = … ms, max = …, mean = …, median = …, percentile(90%) = …`` (the
+percentiles printed vary) -> ``extra.<latency|enqueue|h2d|gpu_compute|d2h>_<min|max|mean|median|p90|p95|p99>_ms``;
+``Total Host Walltime: 3.00082 s``, ``Total GPU Compute Time: 2.96536 s`` -> ``extra.host_walltime_ms``,
 ``extra.gpu_compute_total_ms``; the warning ``GPU compute time is unstable, with coefficient of variance =
-2.10486%`` -> ``extra.gpu_compute_cv_pct``; each ``Average on 10 runs - GPU latency: 4.24 ms - Host latency: 4.29 ms (end to end
-… ms, enqueue 1.81 ms)`` -> a row of ``extra.trace_averages`` {``lines``, ``last``, ``series``: ``runs``,
-``gpu_latency_ms``, ``host_latency_ms``, ``end_to_end_ms``, ``enqueue_ms``}.
+2.10486%`` -> ``extra.gpu_compute_cv_pct``; each ``Average on 10 runs - GPU latency: 4.24 ms - Host latency: 4.29
+ms (end to end … ms, enqueue 1.81 ms)`` -> a row of ``extra.trace_averages`` {``lines``, ``last``, ``series``:
+``runs``, ``gpu_latency_ms``, ``host_latency_ms``, ``end_to_end_ms``, ``enqueue_ms``}.
 """
 from __future__ import annotations
 
