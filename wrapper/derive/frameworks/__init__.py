@@ -83,6 +83,7 @@ FAMILIES = (
     Family("llama2.c", ("llama2c",)),
     Family("maxtext", ("MaxText",)),
     Family("lemonade", ("turnkeyml", "oga-bench")),
+    Family("genai-perf", ("genai_perf",)),
     Family("trtexec"),
     Family("candle"),
     Family("ipex-llm", ("bigdl-llm", "ipex_llm")),

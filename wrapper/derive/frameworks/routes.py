@@ -154,6 +154,7 @@ ROUTES = {
     "maxtext": Route("maxtext", ("prefill: stream=", "generate: token=#"), ("MaxText", "maxtext")),
     "lemonade": Route("lemonade", ("Seconds To First Token:", "Prefill Tokens Per Second:",
                                    "Token Generation Tokens Per Second:"), ("lemonade",)),
+    "genai-perf": Route("genai_perf", ("Statistic ┃",), ("genai-perf", "genai_perf")),
     "trtexec": Route("trtexec", ("Performance summary", " qps", "min = ", "Total Host Walltime:",
                                  "Total GPU Compute Time:", "coefficient of variance", "Average on "),
                         ("trtexec",)),
