@@ -33,7 +33,7 @@ def test_blocks_give_the_line_by_line_reports(name, monkeypatch):
     want = _by_lines(data)
     monkeypatch.setattr(blocks, "HEAD_BYTES", 256)  # past the head quickly: the prefilter decides most lines
     assert _by_blocks(data, 997, use_prefilter=False) == want
-    if blocks.prefilter() is not None:
+    if blocks.available():
         assert _by_blocks(data, 4093, use_prefilter=True) == want
         assert _by_blocks(data + data, 1 << 20, use_prefilter=True) == _by_lines(data + data)
 
