@@ -32,6 +32,13 @@ _FIGURE_GATE = (rb"\d(?:[\s]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|se
                 rb"[KMGT]i?B|kB|%)|token|\||_(?:ms|s|tps|per_second)\"|\x1b")
 
 
+def line_cut(block: bytes) -> int:
+    """Where ``block`` can be cut between lines as ``str.splitlines`` splits them: just after its last newline,
+    or, with none, after its last CR that is not its last byte (progress bars redrawn with CR alone); 0: nowhere."""
+    cut = block.rfind(b"\n") + 1
+    return cut if cut else block.rfind(b"\r", 0, len(block) - 1) + 1
+
+
 def available() -> bool:
     """Whether the block prefilter can be used (google-re2 is installed)."""
     try:
@@ -77,7 +84,7 @@ class BlockFeeder:
     def feed(self, data: bytes) -> None:
         """Bytes as read; complete lines are handled now, the rest is kept for the next call."""
         block = self._carry + data if self._carry else data
-        cut = block.rfind(b"\n")
+        cut = line_cut(block) - 1
         if cut < 0:
             self._carry = block[:MAX_LINE_BYTES]
             return
