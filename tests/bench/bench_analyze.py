@@ -10,9 +10,10 @@ Two logs, written to a temporary directory from the real logs in tests/fixtures/
   every 10 of them, vLLM's periodic engine-metrics and spec-decoding lines (vllm__v1-2026-05-apiserver-…),
   the access lines' client ports counting up: one run, periodic metrics, as a server writes for days.
 
-Rows: wall time and MB/s of `phasewrap analyze --format json FILE > /dev/null`, its peak RSS (the child's
-ru_maxrss), and beside it `for line in f: pass` over the same file in a fresh interpreter. The machine's load
-average is printed with the table: on a shared machine the walls are upper bounds.
+Rows: wall and CPU time (user + system) of `phasewrap analyze --format json FILE > /dev/null`, MB/s of CPU
+time, its peak RSS (the child's ru_maxrss), and beside it `for line in f: pass` over the same file in a fresh
+interpreter. The machine's load average is printed with the table: on a shared machine the walls are upper
+bounds and the CPU times are the steadier figure.
 """
 from __future__ import annotations
 
@@ -85,33 +86,35 @@ def main() -> int:
                 write(path, mb << 20)
                 size_mb = os.path.getsize(path) / 1e6
                 # each measured by a fresh probe process: RUSAGE_CHILDREN's maximum is over all children so far
-                wall, rss = _measure([*PW, "analyze", "--format", "json", path])
-                loop_wall, _ = _measure([sys.executable, "-c", LINE_LOOP, path])
-                rows.append((kind, size_mb, wall, size_mb / wall, rss, loop_wall, size_mb / loop_wall))
+                wall, cpu, rss = _measure([*PW, "analyze", "--format", "json", path])
+                loop_wall, loop_cpu, _ = _measure([sys.executable, "-c", LINE_LOOP, path])
+                rows.append((kind, size_mb, wall, cpu, rss, loop_wall, loop_cpu))
                 os.unlink(path)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (after the run)")
-    print(f"{'log':<8} {'size MB':>8} {'analyze s':>10} {'MB/s':>7} {'peak RSS MiB':>13} "
-          f"{'for-line s':>11} {'MB/s':>7}")
-    for kind, size_mb, wall, rate, rss, loop_wall, loop_rate in rows:
-        print(f"{kind:<8} {size_mb:>8.0f} {wall:>10.2f} {rate:>7.1f} {rss:>13.0f} {loop_wall:>11.2f} "
-              f"{loop_rate:>7.1f}")
+    print("| log | size MB | analyze wall s | analyze CPU s | MB/s (CPU) | peak RSS MiB | for-line wall s | for-line CPU s "
+          "| MB/s (CPU) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, size_mb, wall, cpu, rss, loop_wall, loop_cpu in rows:
+        print(f"| {kind} | {size_mb:.0f} | {wall:.1f} | {cpu:.1f} | {size_mb / cpu:.1f} | {rss:.0f} | {loop_wall:.2f} "
+              f"| {loop_cpu:.2f} | {size_mb / loop_cpu:.0f} |")
     return 0
 
 
-def _measure(cmd: list) -> tuple[float, float]:
-    """(wall s, peak RSS MiB) of ``cmd`` run under a fresh Python that reports its child's own maximum."""
+def _measure(cmd: list) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of ``cmd``, run under a fresh Python that reports its child's own figures."""
     probe = ("import resource, subprocess, sys, time\n"
              "t0 = time.perf_counter()\n"
              "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
              "w = time.perf_counter() - t0\n"
              "if p.returncode: sys.stderr.write(p.stderr.decode('utf-8', 'replace')[-2000:]); sys.exit(p.returncode)\n"
-             "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n")
+             "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+             "print(w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024)\n")
     proc = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed: {proc.stderr[-2000:]}")
-    wall, rss = proc.stdout.split()
-    return float(wall), float(rss)
+    wall, cpu, rss = proc.stdout.split()
+    return float(wall), float(cpu), float(rss)
 
 
 if __name__ == "__main__":

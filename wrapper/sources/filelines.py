@@ -2,13 +2,15 @@
 from the end when only that is needed.
 
 Lines are those of ``text.splitlines()`` over the whole file decoded as UTF-8 with surrogateescape: blocks are
-cut just after a newline byte, where neither a UTF-8 sequence nor a ``\\r\\n`` pair can be split, so splitting
-each block gives the same lines.
+cut just after a newline byte (or a CR not followed by one), where neither a UTF-8 sequence nor a ``\\r\\n`` pair
+can be split, so splitting each block gives the same lines.
 """
 from __future__ import annotations
 
 import os
 from typing import Callable, Iterator, Optional
+
+from ..derive.frameworks.blocks import line_cut
 
 BLOCK_BYTES = 4 << 20
 TAIL_BYTES = 64 << 10
@@ -22,7 +24,7 @@ class FileLines:
         self._count: Optional[int] = None
 
     def blocks(self) -> Iterator[bytes]:
-        """The file's bytes in blocks that end just after a newline (the last one may not)."""
+        """The file's bytes in blocks cut between lines (``blocks.line_cut``; the last one may end mid-line)."""
         carry = b""
         with open(self.path, "rb") as fh:
             while True:
@@ -30,7 +32,7 @@ class FileLines:
                 if not data:
                     break
                 block = carry + data if carry else data
-                cut = block.rfind(b"\n") + 1
+                cut = line_cut(block)
                 if cut == 0:
                     carry = block
                     continue

@@ -239,7 +239,8 @@ class StreamParser:
                 self._detecting.append(p)
             owners += [(k, p) for k in keys]
         owners += [(k, _WARN) for k in warn_rules.KEYS]
-        self._gate_search = _trie_search(frozenset(k for k, _ in owners))
+        self.routing_keys = frozenset(k for k, _ in owners)
+        self._gate_search = _trie_search(self.routing_keys)
         self._owners = owners
         self._targets: list | None = None  # built when the gate first lets a line through
 
@@ -338,6 +339,11 @@ class StreamParser:
             if kind is not None:
                 for p in self._all:
                     p.warn(kind, raw)
+
+    @property
+    def reads_figures(self) -> bool:
+        """Whether a line with a figure but no routing key can still matter (the general reader, a self-name)."""
+        return not self._figures_done or (self._self_name.name is None and not self._claimed)
 
     @property
     def wants_every_line(self) -> bool:
