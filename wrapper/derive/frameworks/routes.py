@@ -116,6 +116,7 @@ ROUTES = {
     # Runtimes read by a table of rules (rules.py): each gate of a family's RULES is one of its keys.
     "lmdeploy": Route("lmdeploy", ("concurrency:", "elapsed_time:", "first token latency(s)", "per-token latency(s)",
                                    "number of prompt tokens", "number of completion tokens",
+                                   "first_token latency(min, max, ave)", "token latency(min, max, ave)", "throughput: ",
                                    "token throughput (completion token)", "token throughput (prompt + completion",
                                    "RPS (request per second)", "RPM (request per minute)"),
                       ("lmdeploy", "LMDeploy", "turbomind")),
@@ -129,7 +130,8 @@ ROUTES = {
                            "Decode Time taken:", "Decode Speed:")),
     "mlc-llm": Route("mlc_llm", ("tok/s, decode:", "decode_tokens_sum", "decode_tokens_per_s", "decoding-time="),
                      ("mlc_llm", "mlc-llm", "mlc_chat", "MLC LLM")),
-    "onnxruntime-genai": Route("ort_genai", ("| Batch Size", "| Prompt Length", "| Tokenization Throughput (tps)",
+    "onnxruntime-genai": Route("ort_genai", ("Time to first:", "| Batch Size", "| Prompt Length",
+                                             "| Tokenization Throughput (tps)",
                                              "| Tokenization Latency (ms)", "| Prompt Processing Throughput (tps)",
                                              "| Prompt Processing Latency (ms)", "| Token Generation Throughput (tps)",
                                              "| Token Generation Latency (ms)", "| Sampling Throughput (tps)",
