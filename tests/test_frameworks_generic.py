@@ -124,3 +124,20 @@ def test_a_neighbours_generic_lines_are_no_evidence():
             'text_embeddings_router::http::server: router/src/http/server.rs:459: Success')
     (rep,) = frameworks.parse_lines([line])
     assert rep["framework"] == "text-embeddings-inference" and rep["total_ms"] == 177.15121
+
+
+def test_key_value_lines_go_durations_and_units_named_by_the_key():
+    # dogkeeper886/ollama37 issue #464 (comment, 2026-07-27): slog key=value progress lines, Go durations
+    prefill = 'msg="prefill progress" seq=0 tokens=7680 remaining=512  progress=0.94 elapsed=1m10.219s tps=109.37'
+    (run,) = read(prefill)
+    assert sorted((f.label, f.value, f.unit or "") for f, _ in run.figures) == [
+        ("elapsed", 70219.0, "ms"), ("tokens", 7680, ""), ("tps", 109.37, "tokens/s")]
+    # vllm-project/vllm-ascend issue #10876 (description): the unit is in the key's name
+    ascend = ("06-19 15:32:57 DEBUG execute_model: attn_state=ChunkedPrefill num_reqs=1 total_scheduled_tokens=8192 "
+              "forward_ms=456.98 logits_ms=0.48 attn_backend=ABCMeta num_computed_tokens=[6062] "
+              "num_scheduled_tokens=[8192]")
+    (run,) = read(ascend)
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["total scheduled tokens"] == (8192, None)
+    assert got["forward ms"] == (456.98, "ms") and got["logits ms"] == (0.48, "ms")
+    assert "num reqs" not in got and "ChunkedPrefill num reqs" not in got

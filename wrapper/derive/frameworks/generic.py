@@ -45,7 +45,7 @@ import json
 import re
 from typing import NamedTuple, Optional
 
-from .units import duration_ms, number
+from .units import duration_ms, go_duration_ms, number
 
 MAX_FIGURES = 64
 MAX_RUNS = 1000
@@ -64,19 +64,21 @@ _SIZE_UNITS = {u.lower(): u for u in ("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
 _UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|ms/t(?:ok(?:en)?)?|tps|"
          r"milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/])")
+         r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
 _VALUE = re.compile(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
 _BEFORE_CHARS = 64
+# Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
+_MULTI_DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+(?![\w.])")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", re.compile(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])")),
-    ("took", re.compile(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])")),
-    ("pair", re.compile(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])")),
-    ("spaced", re.compile(r"\s+(?P<label>[\w -]*[A-Za-z])")),
+    ("bracket", re.compile(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("took", re.compile(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("pair", re.compile(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])(?![\w.])")),
+    ("spaced", re.compile(r"\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
@@ -187,7 +189,7 @@ def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
             return "eval_tps"
         return None
     if kind == "count" and "token" in low:
-        if any(w in low for w in (" input", " prompt")):
+        if any(w in low for w in (" input", " prompt", " prefill")):
             return "prompt_tokens"
         if any(w in low for w in (" generated", " output", " completion", " decode", " eval")):
             return "eval_tokens"
@@ -208,7 +210,10 @@ def _before(reversed_head: str) -> Optional[tuple]:
         m = rx.match(reversed_head)
         if m is not None:
             unit = m["unit"][::-1] if shape == "bracket" else None
-            return shape, m["label"][::-1], unit
+            label = m["label"][::-1]
+            if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
+                label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+            return shape, label, unit
     return None
 
 
@@ -260,6 +265,11 @@ class FigureReader:
             if m["rate"] is not None:
                 self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
             taken.append(m.span())
+        for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is not None and found[0] == "pair":
+                self._add(_label(found[1]), repr(go_duration_ms(m[0])), "ms", line, routed)
+            taken.append(m.span())
         for m in _VALUE.finditer(s):
             start = m.start()
             if any(a <= start < b for a, b in taken):
@@ -271,6 +281,8 @@ class FigureReader:
                 continue
             shape, label, bracket_unit = found
             unit = bracket_unit if shape == "bracket" else m["unit"]
+            if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
+                unit = _key_unit(label.strip())
             if unit is None and shape in ("took", "spaced"):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             self._add(_label(label), m["num"], unit, line, routed)
@@ -365,7 +377,7 @@ def _key_unit(key: str) -> Optional[str]:
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit
-    if low.endswith("per_second") or low.endswith("tokens_per_sec"):
+    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s"):
         return "tokens/s"
     return None
 
