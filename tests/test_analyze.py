@@ -280,3 +280,24 @@ def test_cast_command_split_like_the_shell():
     assert _split_command("./llama-completion -m m.gguf -p 'the quick brown fox' -n 8") == [
         "./llama-completion", "-m", "m.gguf", "-p", "the quick brown fox", "-n", "8"]
     assert _split_command("./main -p 'unbalanced") == ["./main", "-p", "'unbalanced"]
+
+
+def test_a_timed_log_streams_and_counts_what_it_did_not_read(tmp_path):
+    """A timed log is read from the file in blocks (FileLines): the same records as from its lines in memory."""
+    from wrapper.sources.analyze import _TimedLines, _prefix_stamps
+    from wrapper.sources.filelines import FileLines
+
+    lines = [f"2025-04-16T17:58:{i // 10 % 60:02d}.{i % 10}00000Z line {i}\r" if i % 7 else f"no time {i}"
+             for i in range(5000)]
+    path = tmp_path / "t.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()  # what the in-memory path reads
+    stamp = _prefix_stamps("epoch", 0.0)
+    for stop in (1, 40, 4999):
+        in_memory, on_disk = _TimedLines(lines, stamp), _TimedLines(FileLines(str(path)), stamp)
+        for timed in (in_memory, on_disk):
+            for n, _chunk in enumerate(timed, 1):
+                if n == stop:
+                    break
+        assert on_disk.rest() == in_memory.rest()
+    assert FileLines(str(path)).count() == len(lines)

@@ -145,14 +145,14 @@ def coverage() -> tuple[dict[str, Outcome], str, list[str]]:
         total.allowed += one.allowed
         logs[one.framework] = logs.get(one.framework, 0) + 1
         problems += one.problems
-    rows = [f"{'framework':<22} {'logs':>5} {'stated':>7} {'found':>6} {'cover':>7} {'not parsed (listed)':>20}"]
+    rows = [f"{'framework':<26} {'logs':>5} {'stated':>7} {'found':>6} {'cover':>7} {'not parsed (listed)':>20}"]
     for fw in sorted(totals):
         t = totals[fw]
-        rows.append(f"{fw:<22} {logs[fw]:>5} {t.stated:>7} {t.found:>6} {100.0 * t.found / t.stated:>6.1f}% "
+        rows.append(f"{fw:<26} {logs[fw]:>5} {t.stated:>7} {t.found:>6} {100.0 * t.found / t.stated:>6.1f}% "
                     f"{t.allowed:>20}")
     stated = sum(t.stated for t in totals.values())
     found = sum(t.found for t in totals.values())
-    rows.append(f"{'all':<22} {len(names):>5} {stated:>7} {found:>6} {100.0 * found / max(stated, 1):>6.1f}% "
+    rows.append(f"{'all':<26} {len(names):>5} {stated:>7} {found:>6} {100.0 * found / max(stated, 1):>6.1f}% "
                 f"{sum(t.allowed for t in totals.values()):>20}")
     return totals, "\n".join(rows), problems
 

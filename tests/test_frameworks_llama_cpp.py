@@ -154,7 +154,7 @@ def test_every_report_is_json_ready_with_all_keys():
     assert json.loads(json.dumps(r)) == r
     assert list(r) == ["framework", "version", "load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens",
                        "total_ms", "sampling_ms", "prompt_tps", "eval_tps", "gpu_layers", "buffers", "moe_experts_cpu",
-                       "peak_memory_gb", "extra", "warnings", "unparsed"]
+                       "peak_memory_gb", "extra", "warnings", "unparsed", "ttft_ms", "figures", "sources"]
 
 
 def test_llama_cli_stats_line_is_its_own_prompt_and_generation_rates():

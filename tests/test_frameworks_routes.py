@@ -13,6 +13,12 @@ def test_every_family_has_a_route_and_its_parser_takes_its_keys_from_it():
         assert family.parser.EVIDENCE_KEYS == route.evidence
 
 
+def test_every_gate_of_a_rules_family_is_one_of_its_routing_keys():
+    for family in FAMILIES:
+        for rule in getattr(family.parser, "RULES", ()):
+            assert rule.gate in routes.ROUTES[family.name].keys, (family.name, rule.gate)
+
+
 def test_every_gate_the_vllm_parser_tests_is_a_routing_key():
     # a gate that is not a key would never see its line: the line is not routed to the parser
     gates = {gate for gate, _, _ in vllm._RULES} | set(vllm._MEMORY_GATES) | {serving_bench.HEADER}

@@ -229,3 +229,10 @@ def test_dash_appends_records_to_stdout_and_creates_no_file(tmp):
     proc = run_phasewrap(QUIET + ["--jsonl", "-", "--", *QUICK], cwd=tmp)
     assert json.loads(proc.stdout)["status"] == "ok"
     assert not (tmp / "-").exists()
+
+
+def test_pretty_stream_is_pretty_in_pieces():
+    from wrapper.present.export import jsonl
+
+    for records in ([], [{"a": 1}], [{"a": {"b": [1, 2]}}, {"c": "x\ny", "d": None}]):
+        assert "".join(jsonl.pretty_stream(iter(records))) == jsonl.pretty(records)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from .errors import GpuBusy, StartError, UsageError
 
@@ -246,6 +246,47 @@ def _run_guarded(session, prepared: list, opts, finished, on_progress, kept: lis
     return out
 
 
+def iter_analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = None,
+                 ready_stream: str = "any", first_token: Optional[str] = None, first_token_stream: str = "any",
+                 marks=None, profile: str = "auto", framework: Optional[str] = None, dmon: Optional[str] = None,
+                 query_gpu: Optional[str] = None, pidstat: Optional[str] = None, utc_offset_s: Optional[int] = None,
+                 on_progress: Optional[Callable[[str], None]] = None, model_path: Optional[str] = None,
+                 model_bytes: Optional[float] = None, active_bytes: Optional[float] = None,
+                 peaks=None) -> Iterator[dict]:
+    """``analyze``'s records one by one as they are made (a log of millions of requests in flat memory).
+    Every input is checked before the first record comes; ``UsageError`` names a bad one."""
+    from .sources.analyze import SideFiles
+    from .sources.analyze import iter_analyze as iter_files
+    from .derive.pipeline import RunConfig
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    config = RunConfig(command=[], profile=profile, ready=ready, ready_stream=ready_stream, first_token=first_token,
+                       first_token_stream=first_token_stream, marks=_marks(marks),
+                       limits=_limits_input("analyze", model_path, model_bytes, active_bytes, peaks))
+    side = SideFiles(dmon=dmon, query_gpu=query_gpu, pidstat=pidstat, utc_offset_s=utc_offset_s)
+    try:
+        records = iter_files([os.fspath(p) for p in paths], config, side, framework=framework,
+                             on_progress=on_progress or (lambda text: log.info("%s", text)))
+        first = next(records, None)  # the inputs are checked before the first record
+    except UsageError as exc:
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    except ValueError as exc:  # a bad regex or profile, named by prepare()
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    return _chain(first, records)
+
+
+def _chain(first: Optional[dict], records: Iterator[dict]) -> Iterator[dict]:
+    if first is not None:
+        yield first
+    try:
+        yield from records
+    except UsageError as exc:
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+    except ValueError as exc:  # a bad regex or profile, named by prepare()
+        raise UsageError(f"phasewrap analyze: {exc}") from None
+
+
 def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = None, ready_stream: str = "any",
             first_token: Optional[str] = None, first_token_stream: str = "any", marks=None, profile: str = "auto",
             framework: Optional[str] = None, dmon: Optional[str] = None, query_gpu: Optional[str] = None,
@@ -259,23 +300,11 @@ def analyze(paths: Union[str, os.PathLike, Iterable], *, ready: Optional[str] = 
 
     The marker options re-apply other markers to a capture. Raises ``UsageError`` naming a bad input.
     """
-    from .sources.analyze import SideFiles
-    from .sources.analyze import analyze as analyze_files
-    from .derive.pipeline import RunConfig
-
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    config = RunConfig(command=[], profile=profile, ready=ready, ready_stream=ready_stream, first_token=first_token,
-                       first_token_stream=first_token_stream, marks=_marks(marks),
-                       limits=_limits_input("analyze", model_path, model_bytes, active_bytes, peaks))
-    side = SideFiles(dmon=dmon, query_gpu=query_gpu, pidstat=pidstat, utc_offset_s=utc_offset_s)
-    try:
-        return analyze_files([os.fspath(p) for p in paths], config, side, framework=framework,
-                                on_progress=on_progress or (lambda text: log.info("%s", text)))
-    except UsageError as exc:
-        raise UsageError(f"phasewrap analyze: {exc}") from None
-    except ValueError as exc:  # a bad regex or profile, named by prepare()
-        raise UsageError(f"phasewrap analyze: {exc}") from None
+    return list(iter_analyze(paths, ready=ready, ready_stream=ready_stream, first_token=first_token,
+                             first_token_stream=first_token_stream, marks=marks, profile=profile, framework=framework,
+                             dmon=dmon, query_gpu=query_gpu, pidstat=pidstat, utc_offset_s=utc_offset_s,
+                             on_progress=on_progress, model_path=model_path, model_bytes=model_bytes,
+                             active_bytes=active_bytes, peaks=peaks))
 
 
 def env(command: Sequence[str] = (), *, model_files: Sequence[str] = ()) -> dict:

@@ -603,17 +603,23 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    records = api.analyze(args.files, ready=args.ready, ready_stream=args.ready_stream, first_token=args.first_token,
-                          first_token_stream=args.first_token_stream, marks=list(args.mark), profile=args.profile,
-                          framework=args.framework, dmon=args.dmon, query_gpu=args.query_gpu, pidstat=args.pidstat,
-                          utc_offset_s=args.utc_offset, on_progress=_err, **_limits_kwargs(args))
+    records = api.iter_analyze(args.files, ready=args.ready, ready_stream=args.ready_stream,
+                               first_token=args.first_token, first_token_stream=args.first_token_stream,
+                               marks=list(args.mark), profile=args.profile, framework=args.framework, dmon=args.dmon,
+                               query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset,
+                               on_progress=_err, **_limits_kwargs(args))
+    if args.format == "csv":  # its columns depend on every record
+        records = list(records)
+        if records:
+            _out(csvlog.render(records, None, source=True, dates=api.file_dates(records))[0])
+        return 0
     if args.format == "json":
-        _out(jsonl.pretty(records))
-    elif args.format == "csv" and records:
-        _out(csvlog.render(records, None, source=True, dates=api.file_dates(records))[0])
+        pieces = jsonl.pretty_stream(records)
     else:
-        columns = style.width(1)
-        _out(style.paint("".join(summary.render(r, columns) for r in records), style.colour_on(sys.stdout)))
+        columns, colour = style.width(1), style.colour_on(sys.stdout)
+        pieces = (style.paint(summary.render(r, columns), colour) for r in records)
+    for piece in pieces:  # written as records come: a long log's records are never all in memory
+        _out(piece)
     return 0
 
 

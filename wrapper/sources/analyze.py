@@ -21,7 +21,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ..derive import frameworks
 from ..errors import UsageError
@@ -29,6 +29,7 @@ from . import inputs
 from .capture import SUFFIX, Capture, CaptureError, read_capture
 from .inputs import open_input, read_lines
 from ..core.writer import show_path
+from .filelines import FileLines
 from ..model.events import OUT, Chunk, RunEnd, RunStart, RunWarning
 from ..derive.markers import ANY, MarkerSpec
 from ..derive.pipeline import (Consumer, Prepared, RunConfig, apply_stream, burst_warning, detected_profile, facts_from,
@@ -70,7 +71,7 @@ class Observed:
     sampler_infos: list = field(default_factory=list)
     run_facts: dict = field(default_factory=dict)  # what the chunks can't tell: cache state, env, repeat
     recorded_limits: dict = field(default_factory=dict)  # a capture's live ``model`` and ``hardware``
-    raw_lines: Optional[list] = None  # a log's own lines: the framework parser reads them directly
+    raw_lines: Optional[object] = None  # a log's own lines (a list, or a FileLines read in blocks): for the parser
     parsed: Optional[list] = None  # the framework's reports from raw_lines, once parsed
 
 
@@ -180,18 +181,20 @@ class _TimedLines:
     """Chunks of a timed log, made lazily: one per run of lines with the same printed time.
 
     ``analyze`` stops pulling chunks once the tracker is settled; ``rest()`` then gives how many lines were
-    left and the time of the last timed line, so a long log costs prefix parsing only up to its markers.
+    left and the time of the last timed line, so a long log costs prefix parsing only up to its markers. The
+    lines come from a list or from a ``FileLines`` (the file read again in blocks, counted, read from its end).
     """
 
-    def __init__(self, lines: list, stamp: Callable[[int], tuple[str, Optional[int]]]) -> None:
+    def __init__(self, lines, stamp: Callable[[object], tuple[str, Optional[int]]]) -> None:
         self._lines = lines
-        self._stamp = stamp  # line index -> (text without its prefix, ns since the log's origin or None)
+        self._stamp = stamp  # line -> (text without its prefix, ns since the log's origin or None)
         self._next = 0
 
     def __iter__(self):
         current_t, pending = None, []
-        for index in range(len(self._lines)):
-            rest, t_ns = self._stamp(index)
+        index = 0
+        for index, line in enumerate(self._lines):
+            rest, t_ns = self._stamp(line)
             if t_ns is not None:
                 if current_t is not None and t_ns != current_t and pending:
                     self._next = index
@@ -199,33 +202,36 @@ class _TimedLines:
                     pending = []
                 current_t = t_ns if current_t is None else max(current_t, t_ns)
             pending.append(rest + "\n")
-        self._next = len(self._lines)
+        self._next = index + 1 if pending else 0
         if pending:
             yield Chunk(current_t or 0, OUT, "".join(pending).encode("utf-8", "surrogateescape"))
 
     def rest(self) -> tuple[int, Optional[int]]:
         """(lines not yet made into chunks, time of the last timed line) — for a settled tracker."""
-        left = len(self._lines) - self._next
-        for index in range(len(self._lines) - 1, self._next - 1, -1):
-            t_ns = self._stamp(index)[1]
+        lines, first = self._lines, self._next
+        if isinstance(lines, FileLines):
+            return lines.count() - first, lines.last_where(lambda line: self._stamp(line)[1], first)
+        for index in range(len(lines) - 1, first - 1, -1):
+            t_ns = self._stamp(lines[index])[1]
             if t_ns is not None:
-                return left, t_ns
-        return left, None
+                return len(lines) - first, t_ns
+        return len(lines) - first, None
 
 
-def _prefix_stamps(lines: list, kind: str, origin_s: float) -> Callable[[int], tuple[str, Optional[int]]]:
-    def stamp(index: int) -> tuple[str, Optional[int]]:
-        rest, when = frameworks.strip_prefix(lines[index])
+def _prefix_stamps(kind: str, origin_s: float) -> Callable[[str], tuple[str, Optional[int]]]:
+    def stamp(line: str) -> tuple[str, Optional[int]]:
+        rest, when = frameworks.strip_prefix(line)
         if when is None or when.kind != kind:
             return rest, None
         return rest, round((when.t_s - origin_s) * 1e9)
     return stamp
 
 
-def _seconds_stamps(lines: list) -> Optional[Callable[[int], tuple[str, Optional[int]]]]:
+def _seconds_stamps(head: list, lines: Iterable[str]) -> Optional[list]:
     """``ts '%.S'`` (seconds within the minute) and ``ts -s '%.s'`` (seconds since start) stamp lines with a bare
-    ``SS.ffffff``; times are unrolled across minute wraps (a drop of more than 30 s adds a minute)."""
-    head = [line for line in lines[:SNIFF_LINES] if line.strip()]
+    ``SS.ffffff``; times are unrolled across minute wraps (a drop of more than 30 s adds a minute), which needs
+    every line before: (text, ns) per line, in memory."""
+    head = [line for line in head[:SNIFF_LINES] if line.strip()]
     if not head or sum(1 for line in head if _SECONDS.match(line)) / len(head) < TIMED_SHARE:
         return None
     stamps: list = []
@@ -242,27 +248,29 @@ def _seconds_stamps(lines: list) -> Optional[Callable[[int], tuple[str, Optional
         t = value + 60 * minutes
         first = t if first is None else first
         stamps.append((line[m.end():], round((t - first) * 1e9)))
-    return stamps.__getitem__
+    return stamps
 
 
-def _from_timed_log(path: str, lines: list) -> Optional[Observed]:
-    """A log whose lines carry times, judged on its first lines; None when too few carry one."""
-    head = [frameworks.strip_prefix(line) for line in lines[:SNIFF_LINES]]
-    nonempty = sum(1 for rest, _ in head if rest.strip()) or 1
-    times = [when for _, when in head if when is not None]
+def _from_timed_log(path: str, head: list, lines=None) -> Optional[Observed]:
+    """A log whose lines carry times, judged on its first lines (``head``); None when too few carry one.
+    ``lines``: all of them (a list or a ``FileLines``); ``head`` alone when only the judgement is wanted."""
+    lines = head if lines is None else lines
+    stamped = [frameworks.strip_prefix(line) for line in head[:SNIFF_LINES]]
+    nonempty = sum(1 for rest, _ in stamped if rest.strip()) or 1
+    times = [when for _, when in stamped if when is not None]
     if len(times) / nonempty >= TIMED_SHARE:
         kinds = {when.kind for when in times}
         if len(kinds) > 1:
             kinds = {k for k in kinds if k != "relative"} or kinds
         kind = sorted(kinds)[0]
         origin_s = 0.0 if kind == "relative" else min(w.t_s for w in times if w.kind == kind)
-        timed = _TimedLines(lines, _prefix_stamps(lines, kind, origin_s))
+        timed = _TimedLines(lines, _prefix_stamps(kind, origin_s))
         anchor = None if kind == "relative" else (round(origin_s * 1e9), 0)
     else:
-        seconds = _seconds_stamps(lines)
+        seconds = _seconds_stamps(head, lines)
         if seconds is None:
             return None
-        kind, timed, anchor = "seconds", _TimedLines(lines, seconds), None
+        kind, timed, anchor = "seconds", _TimedLines(seconds, lambda pair: pair), None
     obs = Observed(source=path, kind=f"log ({kind} times)", chunks=timed, t0_ns=0, wall_anchor=anchor, command=[],
                    merged=True, raw_lines=lines)
     obs.warnings.append(RunWarning("no_launch_instant", "a log has no launch instant: times count from "
@@ -283,15 +291,38 @@ def _read_text_lines(path: str) -> list:
         logging.getLogger("phasewrap").warning("%s: line %d skipped: longer than %d bytes", show_path(path), number,
                                                inputs.MAX_LINE_BYTES)
     data = b"".join(lines)
-    if b"\x00" in data[:SNIFF_BYTES]:
-        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
-                           "phasewrap captures")
+    _check_text(path, data)
     text = data.decode("utf-8", "surrogateescape")
     return text.splitlines()
 
 
-def observe(path: str) -> tuple[Optional[Observed], list]:
-    """Read one input: (observed chunks or None for an untimed log, its lines for the framework parser)."""
+def _check_text(path: str, head: bytes) -> None:
+    if b"\x00" in head[:SNIFF_BYTES]:
+        raise AnalyzeError(f"{path}: binary file (NUL bytes); analyze reads text logs, .cast recordings and "
+                           "phasewrap captures")
+
+
+def _head_lines(path: str) -> list:
+    """The first SNIFF_LINES lines (as ``str.splitlines`` of the whole text gives them), read without the rest."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+            raw = [head]
+            while head.count(b"\n") <= SNIFF_LINES:  # long lines: read on until the sniffed lines are whole
+                more = fh.readline()
+                if not more:
+                    break
+                raw.append(more)
+                head += more
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    _check_text(path, raw[0])
+    return b"".join(raw).decode("utf-8", "surrogateescape").splitlines()[:SNIFF_LINES]
+
+
+def observe(path: str) -> tuple[Optional[Observed], Optional[list]]:
+    """Read one input: (observed chunks, its lines for the framework parser); (None, None) for a log without
+    times, which is not read here (see ``streamed_records``)."""
     if path.endswith(SUFFIX):
         try:
             return _from_capture(read_capture(path)), []
@@ -299,10 +330,14 @@ def observe(path: str) -> tuple[Optional[Observed], list]:
             raise AnalyzeError(str(exc)) from None
         except OSError as exc:
             raise AnalyzeError(f"{path}: cannot read ({exc.strerror})") from None
-    lines = _read_text_lines(path)
-    if not lines:
+    head = _head_lines(path)
+    if not head:
         raise AnalyzeError(f"{path}: empty file; nothing to analyze")
-    first = lines[0].strip()
+    first = head[0].strip()
+    if not first.startswith("{"):  # a log: never read whole (FileLines); without times streamed_records reads it
+        obs = _from_timed_log(path, head, FileLines(path))
+        return (obs, obs.raw_lines) if obs is not None else (None, None)
+    lines = _read_text_lines(path)
     if first.startswith("{"):
         try:
             header = json.loads(first)
@@ -407,7 +442,10 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     ``framework``: parse its figures as this family (``--framework``) instead of detecting it."""
     reported = None
     if obs.raw_lines is not None:
-        reported = obs.parsed if obs.parsed is not None else frameworks.parse_lines(obs.raw_lines, framework)
+        if obs.parsed is None:
+            for _record in _earlier_runs(obs, obs.source, framework):
+                pass  # analyze_observed alone (library use): the earlier requests' records are not wanted
+        reported = obs.parsed
         if config.profile == "auto" and reported[-1]["framework"] in PROFILES:
             config = dataclasses.replace(config, profile=reported[-1]["framework"])
     if obs.kind == "capture":
@@ -460,57 +498,123 @@ def _limits_input(given: Optional[LimitsInput], obs: Observed) -> LimitsInput:
     return limits
 
 
-def reported_records(path: str, lines: list, framework: Optional[str], found: Optional[list] = None,
-                     kind: str = "log (no times)", limits: Optional[LimitsInput] = None) -> list:
-    """A log without times: one record per run/request the framework printed, phases from its own figures.
-
-    The log shows neither a launch instant nor how the run ended: status ``unknown``, exit code null.
-    ``found``: the reports when already parsed (a timed log's earlier runs, see ``analyze``)."""
-    if found is None:
-        found = frameworks.parse_lines(lines, framework)
-    name = os.path.basename(path)
-    reports = found or [{"framework": "unknown", "lines": len(lines)}]
-    return [build(RunFacts(
-        run_id=f"{name}#{i + 1}" if found else name, command=[], profile=None, t0_ns=0, wall_t0_s=None,
-        end_ns=None, exit_code=None, status="unknown", reported=rep,
-        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind}, limits_input=limits))
-        for i, rep in enumerate(reports)]
+def reported_records(path: str, found: list, kind: str, limits: Optional[LimitsInput] = None) -> list:
+    """Records of a log's reports (a timed log's earlier runs, see ``_earlier_runs``), as ``_reported_record``."""
+    return [_reported_record(path, report, i + 1, kind, limits) for i, report in enumerate(found)]
 
 
 def _earlier_runs(obs: Observed, path: str, framework: Optional[str] = None,
-                  limits: Optional[LimitsInput] = None) -> list:
+                  limits: Optional[LimitsInput] = None) -> Iterator[dict]:
     """A timed server log holding several requests: the record of the recording carries the last one's figures
-    (as a live run does), so each earlier request gets its own record, as in a log without times. (A command-line
-    tool's timed log is one run; figures repeated in it stay with the last.)"""
+    (as a live run does), so each earlier request gets its own record, as in a log without times, given out as
+    the parser hands them over (past its first HOLD_REPORTS). (A command-line tool's timed log is one run;
+    figures repeated in it stay with the last. A program without a profile, e.g. one only the general reader
+    read, is taken for a server.) Leaves the last reports in ``obs.parsed``."""
     if obs.raw_lines is None:
-        return []
-    found = obs.parsed = frameworks.parse_lines(obs.raw_lines, framework)
-    profile = PROFILES.get(found[-1]["framework"])
-    if len(found) < 2 or profile is None or not profile.server:
-        return []
-    return reported_records(path, obs.raw_lines, framework, found[:-1], kind=obs.kind, limits=limits)
+        return
+    parser = frameworks.new_parser(framework)
+    number = 0
+    for handed in _parsed_blocks(obs.raw_lines, parser):
+        if _server_like(handed[-1]):
+            for report in handed:
+                number += 1
+                yield _reported_record(path, report, number, obs.kind, limits)
+    found = obs.parsed = parser.results()
+    if (number or len(found) > 1) and _server_like(found[-1]):
+        for report in found[:-1]:
+            number += 1
+            yield _reported_record(path, report, number, obs.kind, limits)
+
+
+def _server_like(report: dict) -> bool:
+    profile = PROFILES.get(report["framework"])
+    return profile is None or profile.server
+
+
+def _parsed_blocks(lines, parser) -> Iterator[list]:
+    """Feed ``parser`` every line (a ``FileLines`` in blocks through the prefilter); yields the finished reports
+    it hands over on the way (``pop_finished``)."""
+    if not isinstance(lines, FileLines):
+        for line in lines:
+            parser.feed_line(line)
+        return
+    from ..derive.frameworks.blocks import BlockFeeder
+
+    feeder = BlockFeeder(parser)
+    for block in lines.blocks():
+        feeder.feed(block)
+        handed = parser.pop_finished()
+        if handed:
+            yield handed
+    feeder.close()
+
+
+def streamed_records(path: str, framework: Optional[str], limits: Optional[LimitsInput] = None) -> Iterator[dict]:
+    """A log without times, read in blocks (frameworks/blocks.py): one record per run/request the framework
+    printed (``_reported_record``), each given out as soon as its run is known to be over
+    (past the first ``frameworks.HOLD_REPORTS``), so memory stays flat however long the log."""
+    from ..derive.frameworks.blocks import BLOCK_BYTES, BlockFeeder
+
+    parser = frameworks.new_parser(framework)
+    feeder = BlockFeeder(parser)
+    number = 0
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                data = fh.read(BLOCK_BYTES)
+                if not data:
+                    break
+                feeder.feed(data)
+                for report in parser.pop_finished():
+                    number += 1
+                    yield _reported_record(path, report, number, limits=limits)
+    except OSError as exc:
+        raise AnalyzeError(f"{path}: cannot read ({exc.strerror}); check the path and its permissions") from None
+    feeder.close()
+    for report in parser.results():
+        number += 1
+        yield _reported_record(path, report, number, limits=limits)
+
+
+def _reported_record(path: str, report: dict, number: int, kind: str = "log (no times)",
+                     limits: Optional[LimitsInput] = None) -> dict:
+    """One run/request the framework printed, phases from its own figures. The log shows neither a launch
+    instant nor how the run ended: status ``unknown``, exit code null."""
+    return build(RunFacts(
+        run_id=f"{os.path.basename(path)}#{number}", command=[], profile=None, t0_ns=0, wall_t0_s=None,
+        end_ns=None, exit_code=None, status="unknown", reported=report,
+        phases_source="reported", monotonic_clock=False, source={"file": path, "kind": kind},
+        limits_input=limits))
+
+
+def iter_analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
+                 framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None
+                 ) -> Iterator[dict]:
+    """Records for every input (``reader.expand``: a folder counts as its capture and record files), each as soon as
+    it is made; a records file passes its records through. Raises AnalyzeError on bad input."""
+    from . import reader
+    from .records_io import load_records
+
+    files = reader.expand(paths)
+    kinds = [reader.kind_of(path) for path in files]
+    for path, kind in zip(files, kinds):  # every input's head checked before the first record: no half output
+        if kind in (reader.LOG, reader.CAST, reader.EVENTS) and not _head_lines(path):
+            raise AnalyzeError(f"{path}: empty file; nothing to analyze")
+    for i, (path, kind) in enumerate(zip(files, kinds), 1):
+        if len(files) > 1:
+            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
+        if kind == reader.RECORDS:
+            yield from load_records(path)  # already records: the same runs, nothing to re-derive
+            continue
+        obs, _lines = observe(path)
+        if obs is None:
+            yield from streamed_records(path, framework, config.limits)
+        else:
+            yield from _earlier_runs(obs, path, framework, config.limits)
+            yield analyze_observed(obs, config, side, framework)
 
 
 def analyze(paths: Iterable[str], config: RunConfig, side: SideFiles,
             framework: Optional[str] = None, on_progress: Callable[[str], None] = lambda _m: None) -> list:
     """Records for every input (a capture directory counts as its files); raises AnalyzeError on bad input."""
-    from . import reader
-    from .records_io import load_records
-
-    files = reader.expand(paths)
-    records = []
-    for i, path in enumerate(files, 1):
-        if len(files) > 1:
-            on_progress(f"phasewrap analyze: {i}/{len(files)} {path}")
-        if reader.kind_of(path) == reader.RECORDS:
-            records += load_records(path)  # already records: the same runs, nothing to re-derive
-            continue
-        obs, lines = observe(path)
-        if obs is None:
-            records += reported_records(path, lines, framework, limits=config.limits)
-        else:
-            records += _earlier_runs(obs, path, framework, config.limits)
-            records.append(analyze_observed(obs, config, side, framework))
-    return records
-
-
+    return list(iter_analyze(paths, config, side, framework, on_progress))

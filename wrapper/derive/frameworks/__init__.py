@@ -24,7 +24,7 @@ import importlib
 import re
 from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
-from . import warn_rules
+from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
 from .routes import ROUTES
@@ -50,20 +50,43 @@ class Family(NamedTuple):
 
 # Detection order: wrappers and specific tools before the generic llama.cpp lines they also print.
 FAMILIES = (
+    # KTransformers prints ollama's `eval count:` block; it is claimed only on its own lines (ktransformers.py).
+    Family("ktransformers", ("kt",)),
     Family("ollama"),
     Family("koboldcpp", ("kobold", "kcpp")),
     Family("text-generation-webui", ("textgen", "oobabooga", "text_generation_webui", "tgwui")),
+    Family("localai", ("local-ai",)),  # wraps llama-server's lines; claims only on its own
     Family("llama-server", ("llama_server", "server")),
+    Family("mnn-llm", ("mnn",)),  # its llm_bench table looks like llama-bench's but for its modelSize column
     Family("llama-bench", ("llama_bench",)),
     Family("llama.cpp", ("llama_cpp", "llama-cpp", "llamacpp", "llama-cli", "llama-completion", "ik_llama.cpp")),
     # SGLang before vLLM: SGLang's own logs can carry vLLM's import-time lines, and the serving-benchmark report
     # both print is SGLang's only when it names the sglang backend.
     Family("sglang", ("SGLang",)),
     Family("vllm", ("vLLM",)),
+    Family("text-embeddings-inference", ("tei", "text_embeddings_inference")),  # TGI's span shape
     Family("tgi", ("text-generation-inference",)),
     Family("tensorrt-llm", ("tensorrt_llm", "trtllm", "trt-llm", "TensorRT-LLM")),
     Family("mlx_lm", ("mlx-lm", "mlx")),
     Family("transformers", ("hf", "accelerate")),
+    Family("lmdeploy"),
+    Family("mistral.rs", ("mistralrs", "mistral-rs")),
+    Family("openvino-genai", ("openvino", "ov-genai", "llm_bench")),
+    Family("exllamav2", ("exllama",)),
+    Family("mllm"),
+    Family("mlc-llm", ("mlc", "mlc_llm")),
+    Family("onnxruntime-genai", ("ort-genai", "onnxruntime_genai")),
+    Family("executorch"),
+    Family("perf_analyzer", ("triton", "perf-analyzer")),
+    Family("torchchat"),
+    Family("rkllm", ("rknn-llm",)),
+    Family("llama2.c", ("llama2c",)),
+    Family("maxtext", ("MaxText",)),
+    Family("lemonade", ("turnkeyml", "oga-bench")),
+    Family("genai-perf", ("genai_perf",)),
+    Family("trtexec"),
+    Family("candle"),
+    Family("ipex-llm", ("bigdl-llm", "ipex_llm")),
 )
 FRAMEWORKS = tuple(f.name for f in FAMILIES) + (UNKNOWN,)
 _BY_NAME = {name.lower(): f for f in FAMILIES for name in (f.name,) + f.aliases}
@@ -135,7 +158,7 @@ def _family(framework: str) -> Family | None:
     return family
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)  # key sets recur per family and detection state
 def _trie_search(words: frozenset) -> Callable[..., re.Match | None]:
     """The compiled trie regex's ``search`` for a set of keys (the same sets recur in every run of a session)."""
     return re.compile(_trie_pattern(words)).search
@@ -169,6 +192,9 @@ _ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 2_000
+# A log's finished runs are held (for the general reader's figures and the version) until there are more than this
+# many; then ``pop_finished`` hands them out as they end, so a server log of millions of requests stays bounded.
+HOLD_REPORTS = 1_000
 
 
 class StreamParser:
@@ -194,6 +220,12 @@ class StreamParser:
         self._all = self._parsers + [self._unknown]
         self._greedy: list[FamilyParser] = []
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
+        self._figures = generic.FigureReader()
+        self._self_name = generic.SelfName()
+        self._figures_done = False
+        self._draining = False
+        self._claimed = self._fixed and bool(self._parsers)  # some family showed evidence (never undone)
+        self._figure_gate = generic.GATE.search
         self._build_routes()
 
     def _build_routes(self) -> None:
@@ -207,22 +239,24 @@ class StreamParser:
                 self._detecting.append(p)
             owners += [(k, p) for k in keys]
         owners += [(k, _WARN) for k in warn_rules.KEYS]
-        self._gate_search = _trie_search(frozenset(k for k, _ in owners))
+        self.routing_keys = frozenset(k for k, _ in owners)
+        self._gate_search = _trie_search(self.routing_keys)
         self._owners = owners
         self._targets: list | None = None  # built when the gate first lets a line through
 
     def _build_targets(self) -> list:
         """(target, its own keys' search) for each parser and the warning rules."""
-        targets = []
-        for target in self._parsers + [_WARN]:
-            own = {k for k, t in self._owners if t is target}
-            if own:
-                targets.append((target, _trie_search(frozenset(own))))
-        return targets
+        # one pass over the owners (they come grouped by target, in table order): with thirty-odd families a scan
+        # per target made building the routes cost more than parsing a short log
+        own: dict = {}
+        for k, t in self._owners:
+            own.setdefault(id(t), (t, set()))[1].add(k)
+        return [(t, _trie_search(frozenset(keys))) for t, keys in own.values()]
 
     def _detected(self) -> None:
         """A family recognised its first line: families after the first detected one in table order can no
         longer be chosen, so they stop being fed; its evidence keys stop being routed."""
+        self._claimed = True
         for i, p in enumerate(self._parsers):
             if p.evidence:
                 del self._parsers[i + 1:]
@@ -246,9 +280,13 @@ class StreamParser:
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
             line = re.sub(_ANSI, "", line)
+        if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
+            self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            return  # the common case, kept to one regex search
+            if self._reading_figures() and self._figure_gate(line) is not None:
+                self._figures.feed(_strip_text(line))
+            return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
         if "\r" in body:
             for part in body.split("\r"):
@@ -271,6 +309,10 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
+        routed = any(t is not _WARN for t in targets)
+        # A routed line's figures are dropped in a claimed log (its family read the line): not worth reading.
+        if not (routed and self._claimed) and self._reading_figures() and self._figure_gate(line) is not None:
+            self._figures.feed(text, routed=routed)
         warn = detected = False
         for target in targets:
             if target is _WARN:
@@ -298,6 +340,50 @@ class StreamParser:
                 for p in self._all:
                     p.warn(kind, raw)
 
+    @property
+    def reads_figures(self) -> bool:
+        """Whether a line with a figure but no routing key can still matter (the general reader, a self-name)."""
+        return not self._figures_done or (self._self_name.name is None and not self._claimed)
+
+    @property
+    def wants_every_line(self) -> bool:
+        """A parser is inside a block (a table, a JSON object) and needs every line, keys or not."""
+        return bool(self._greedy)
+
+    def _settled(self) -> FamilyParser | None:
+        """The family whose log this is, once nothing can change that; else None."""
+        if self._fixed:
+            chosen = self._parsers[0] if self._parsers else None
+        elif self._window_left is None and len(self._parsers) == 1 and self._parsers[0].evidence:
+            chosen = self._parsers[0]
+        else:
+            return None
+        return chosen if isinstance(chosen, FamilyParser) else None
+
+    def pop_finished(self) -> list[dict]:
+        """Reports of finished runs, in order, once the family is settled and more than HOLD_REPORTS are held
+        (then from there on as they end); ``results`` gives the rest. When they start to flow, the general
+        reader's figures so far go to the first of them and the reader stops."""
+        chosen = self._settled()
+        if chosen is None or not (self._draining or chosen.runs.held() > HOLD_REPORTS):
+            return []
+        out = chosen.runs.pop_done()
+        if out and not self._draining:
+            self._draining = True
+            out[:1] = generic.merge(out[:1], [generic.joined(self._figures.runs(True))], True, UNKNOWN)
+            self._figures_done = True
+        return out
+
+    def _reading_figures(self) -> bool:
+        """The general reader still has a use: room for figures, or no family has claimed the log yet (its core
+        keys then still count). A family's evidence never goes away, so once stopped it stays stopped."""
+        if self._figures_done:
+            return False
+        if self._figures.full and self._claimed:
+            self._figures_done = True
+            return False
+        return True
+
     def _swap(self, deferred: _Deferred) -> FamilyParser:
         real = deferred._parser()
         for group in (self._parsers, self._detecting, self._greedy, self._all):
@@ -308,13 +394,17 @@ class StreamParser:
         return real
 
     def results(self) -> list[dict]:
-        """One dict per run/request found, in order; never empty (see figures.py for the keys)."""
+        """One dict per run/request found, in order; never empty (see figures.py for the keys). The general
+        reader's figures are folded in (generic.merge): the family's own figures always win."""
         if self._fixed:
-            return (self._parsers[0] if self._parsers else self._unknown).results()
-        for p in self._parsers:
-            if p.evidence:
-                return p.results()
-        return self._unknown.results()
+            chosen = self._parsers[0] if self._parsers else self._unknown
+        else:
+            chosen = next((p for p in self._parsers if p.evidence), self._unknown)
+        claimed = chosen is not self._unknown
+        if self._draining:  # the figures went with the first report handed out
+            return chosen.results()
+        return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
+                             self._self_name.name or UNKNOWN)
 
 
 def _prefixes():

@@ -14,6 +14,10 @@ One dict per run or request, all keys always present::
     peak_memory_gb   float (mlx_lm)
     extra            dict of family-specific figures; key names carry their unit
     warnings         [{"kind": "oom" | "cpu_fallback" | "offload_cpu", "line": the log line as printed}]
+    ttft_ms          float milliseconds: time to first token as the log states it (general reader only)
+    figures          [{"label", "value", "unit", "kind", "line"}]: labelled figures the general reader
+                     (generic.py) found on lines no family read; at most generic.MAX_FIGURES per log
+    sources          None, or {core key: "generic"} for the core keys the general reader filled (no family did)
     unparsed         None, or {"count": int, "lines": [up to MAX_UNPARSED_EXAMPLES lines as printed]}: lines the
                      family recognised as its figure lines (a timing block's line, a server's timing line) but
                      could not read — a format this version doesn't know yet; send them in
@@ -38,10 +42,13 @@ from typing import Any, Callable
 REPORT_KEYS = (
     "framework", "version", "load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms",
     "sampling_ms", "prompt_tps", "eval_tps", "gpu_layers", "buffers", "moe_experts_cpu", "peak_memory_gb",
-    "extra", "warnings", "unparsed",
+    "extra", "warnings", "unparsed", "ttft_ms", "figures", "sources",
 )
 RUN_KEYS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
-            "prompt_tps", "eval_tps", "peak_memory_gb")
+            "prompt_tps", "eval_tps", "peak_memory_gb", "ttft_ms")
+# The core keys the general reader (generic.py) may fill where no family did.
+GENERIC_CORE_KEYS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "prompt_tps",
+                     "eval_tps", "ttft_ms")
 _RUN_KEY_SET = frozenset(RUN_KEYS)
 STARTUP_KEYS = ("gpu_layers", "buffers", "moe_experts_cpu")
 BUFFER_KINDS = ("model_mib", "kv_mib", "compute_mib")
@@ -56,12 +63,14 @@ def new_report(framework: str) -> dict:
     report["framework"] = framework
     report["extra"] = {}
     report["warnings"] = []
+    report["figures"] = []
     return report
 
 
 def _has_content(report: dict) -> bool:
     return (any(report[k] is not None for k in RUN_KEYS + STARTUP_KEYS)
-            or bool(report["extra"]) or bool(report["warnings"]) or report["unparsed"] is not None)
+            or bool(report["extra"]) or bool(report["warnings"]) or report["unparsed"] is not None
+            or bool(report["figures"]))
 
 
 def _copy(value: Any) -> Any:
@@ -78,6 +87,9 @@ def _copy_report(report: dict) -> dict:
     out = report.copy()
     out["extra"] = _copy(report["extra"])
     out["warnings"] = [w.copy() for w in report["warnings"]]
+    out["figures"] = [f.copy() for f in report["figures"]]
+    if report["sources"] is not None:
+        out["sources"] = dict(report["sources"])
     if report["unparsed"] is not None:
         out["unparsed"] = _copy(report["unparsed"])
     for key in STARTUP_KEYS:
@@ -194,6 +206,18 @@ class Runs:
             seen["lines"].append(line.rstrip("\r\n")[:MAX_LINE_CHARS])
 
     # -- output ----------------------------------------------------------------------------------------------
+    def pop_done(self) -> list[dict]:
+        """The finished runs so far but the last, handed over (not copied) and forgotten here: a long log's runs
+        leave memory as they end. ``version`` is set as known now."""
+        out, self._done = self._done[:-1], self._done[-1:]  # the last stays: it may be the log's last run
+        for r in out:
+            r["version"] = self.version
+        return out
+
+    def held(self) -> int:
+        """How many finished runs are held."""
+        return len(self._done)
+
     def results(self) -> list[dict]:
         """Deep copies of all runs in order (the open one included if it holds anything); never empty."""
         out = [_copy_report(r) for r in self._done]

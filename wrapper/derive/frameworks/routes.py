@@ -45,6 +45,8 @@ KOBOLD_EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Loa
 
 LLAMA_SERVER_OWN = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
 
+LOCALAI_EVIDENCE = ("GRPC stderr", "localai", "LocalAI", "local-ai")
+
 SERVING_BENCH_HEADER = "Serving Benchmark Result"  # the serving-benchmark report vLLM and SGLang both print
 
 SGLANG_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin",
@@ -77,6 +79,8 @@ TRANSFORMERS_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloa
 
 # By family name (frameworks.FAMILIES gives the detection order).
 ROUTES = {
+    "ktransformers": Route("ktransformers", ("Performance(T/s)", "eval count:", "eval duration:", "eval rate:"),
+                           ("ktransformers", "KTransformers")),
     "ollama": Route("ollama", OLLAMA_OWN + LLAMA_PERF + LLAMA_LOAD, ("ollama", "source=")),
     "koboldcpp": Route("koboldcpp", KOBOLD_SUMMARY + KOBOLD_PROGRESS
                        + ("Welcome to KoboldCpp", "Auto Recommended", KOBOLD_FALLBACK) + LLAMA_PERF + LLAMA_LOAD,
@@ -85,7 +89,9 @@ ROUTES = {
     "text-generation-webui": Route("textgen_webui", ("Output generated in", "Loaded the model in")
                                    + LLAMA_PERF + LLAMA_LOAD,
                                    ("Loading settings from", "Starting Text generation web UI")),
+    "localai": Route("localai", LLAMA_SERVER_OWN + LLAMA_LOAD, LOCALAI_EVIDENCE),
     "llama-server": Route("llama_server", LLAMA_SERVER_OWN + LLAMA_LOAD, ("srv ", "slot ", "listening", "INFO [")),
+    "mnn-llm": Route("mnn_llm", ("modelSize", " MiB |")),
     "llama-bench": Route("llama_bench", ("| model", "\u00b1", "build_commit", "build", "S_PP t/s", "| t/s")),
     "llama.cpp": Route("llama_cpp", LLAMA_PERF + LLAMA_LOAD + (LLAMA_CLI_STATS,), LLAMA_EVIDENCE),
     "sglang": Route("sglang", ("Load weight begin", "Load weight end", "Memory pool end", "KV Cache is allocated",
@@ -94,6 +100,10 @@ ROUTES = {
                                SERVING_BENCH_HEADER),
                     SGLANG_EVIDENCE),
     "vllm": Route("vllm", VLLM_KEYS, VLLM_EVIDENCE),
+    "text-embeddings-inference": Route("tei", ('total_time="', 'tokenization_time="', 'queue_time="',
+                                               'inference_time="'),
+                                       ("text_embeddings_router", "text-embeddings-inference",
+                                        "text_embeddings_backend")),
     "tgi": Route("tgi", ("Shard ready in", 'total_time="'), TGI_EVIDENCE),
     "tensorrt-llm": Route("tensorrt_llm", ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version",
                                            "[BENCHMARK]", "LLM Version", "Number of requests",
@@ -104,4 +114,75 @@ ROUTES = {
     "mlx_lm": Route("mlx_lm", ("tokens-per-sec", "Peak memory:", "Cache memory:", "Timing with prompt_tokens",
                                "prompt_tps=")),
     "transformers": Route("transformers", TRANSFORMERS_BARS, TRANSFORMERS_EVIDENCE),
+    # Runtimes read by a table of rules (rules.py): each gate of a family's RULES is one of its keys.
+    "lmdeploy": Route("lmdeploy", ("concurrency:", "elapsed_time:", "first token latency(s)", "per-token latency(s)",
+                                   "number of prompt tokens", "number of completion tokens",
+                                   "first_token latency(min, max, ave)", "token latency(min, max, ave)", "throughput: ",
+                                   "token throughput (completion token)", "token throughput (prompt + completion",
+                                   "RPS (request per second)", "RPM (request per minute)"),
+                      ("lmdeploy", "LMDeploy", "turbomind")),
+    "mistral.rs": Route("mistralrs", ("Throughput (T/s)",), ("mistralrs", "mistral.rs")),
+    "openvino-genai": Route("openvino_genai", ("Load time:", " ± ", "Batch_size=", "Infer count:",
+                                               "other tokens latency:",
+                                               "other infers latency:"),
+                            ("openvino", "OpenVINO")),
+    "exllamav2": Route("exllamav2", ("Prompt processed in", "Response generated in"), ("exllamav2", "ExLlamaV2")),
+    "mllm": Route("mllm", ("Prefill Tokens:", "Prefill Time taken:", "Prefill Speed:", "Decode Tokens:",
+                           "Decode Time taken:", "Decode Speed:")),
+    "mlc-llm": Route("mlc_llm", ("tok/s, decode:", "decode_tokens_sum", "decode_tokens_per_s", "decoding-time="),
+                     ("mlc_llm", "mlc-llm", "mlc_chat", "MLC LLM")),
+    "onnxruntime-genai": Route("ort_genai", ("Time to first:", "| Batch Size", "| Prompt Length",
+                                             "| Tokenization Throughput (tps)",
+                                             "| Tokenization Latency (ms)", "| Prompt Processing Throughput (tps)",
+                                             "| Prompt Processing Latency (ms)", "| Token Generation Throughput (tps)",
+                                             "| Token Generation Latency (ms)", "| Sampling Throughput (tps)",
+                                             "| Sampling Latency (ms)", "| Wall Clock Throughput (tps)",
+                                             "| Wall Clock Time (s)"),
+                               ("onnxruntime_genai", "onnxruntime-genai")),
+    "executorch": Route("executorch", ("PyTorchObserver {", "Generated Tokens:", "(seconds)"),
+                        ("executorch", "ExecuTorch")),
+    "perf_analyzer": Route("perf_analyzer", ("Measurement Settings", "  Batch size:", "Measurement window:",
+                                             "Request concurrency:", "infer/sec", "Request count:", " usec",
+                                             "Latency limit:", "Concurrency limit:", "Cache hit count:",
+                                             "Inference count:", "Execution count:", "Successful request count:",
+                                             "Request Rate:", "Delayed Request Count:", "Sequence count:",
+                                             ", version:"),
+                           ("perf_analyzer", "perf_client")),
+    "torchchat": Route("torchchat", ("Time to load model:", "Generated ", "Time for inference", "with parallel prefill",
+                                     "Total throughput:", "First token throughput:", "Next token throughput:",
+                                     "Bandwidth achieved:", "Average tokens/sec:", "Memory used:"),
+                       ("torchchat",)),
+    "rkllm": Route("rkllm", ("Total Time (ms)", "rkllm:"), ("rkllm",)),
+    "llama2.c": Route("llama2c", ("achieved tok/s:",)),
+    "maxtext": Route("maxtext", ("prefill: stream=", "generate: token=#"), ("MaxText", "maxtext")),
+    "lemonade": Route("lemonade", ("Seconds To First Token:", "Prefill Tokens Per Second:",
+                                   "Token Generation Tokens Per Second:"), ("lemonade",)),
+    "genai-perf": Route("genai_perf", ("Statistic ┃",), ("genai-perf", "genai_perf")),
+    "trtexec": Route("trtexec", ("Performance summary", " qps", "min = ", "Total Host Walltime:",
+                                 "Total GPU Compute Time:", "coefficient of variance", "Average on "),
+                        ("trtexec",)),
+    "candle": Route("candle", ("tensors (", "prompt tokens processed:", "tokens generated:")),
+    "ipex-llm": Route("ipex_llm", ("-llm timings:",), ("ipex-llm", "ipex_llm", "bigdl-llm")),
 }
+
+# Names logs print about themselves (a banner, a logger or crate name, their install path) for runtimes no family
+# parser covers: a log no family claims is labelled with the first of these it prints, else "unknown"; a family
+# that claims the log keeps its own name. (regex, name); the regexes are searched on raw lines until one is found.
+SELF_NAMES = (
+    (r"(?<![\w-])ktransformers\b", "ktransformers"),
+    (r"text_embeddings_(?:router|backend|core)|text-embeddings-(?:router|inference)", "text-embeddings-inference"),
+    (r"\bmistralrs(?:_core|_server|_server_core|_quant|_bench)?::|\bmistralrs-server\b|\bmistral\.rs\b", "mistral.rs"),
+    (r"\bcandle_vllm(?:::|:)|\bcandle-vllm\b", "candle-vllm"),
+    (r"\bvllm_rs(?:::|:)|\bvllm\.rs\b", "vllm.rs"),
+    (r"\bvllm[-_]mlx\b", "vllm-mlx"),
+    (r"\blmdeploy\b", "lmdeploy"),
+    (r"\bexllamav2\b", "exllamav2"),
+    (r"\baphrodite\b", "aphrodite-engine"),
+    (r"\bmlc_llm\b|\bmlc-llm\b", "mlc-llm"),
+    (r"\bonnxruntime[-_]genai\b", "onnxruntime-genai"),
+    (r"\bopenvino_genai\b|\bOpenVINO GenAI\b", "openvino-genai"),
+    (r"\blightllm\b", "lightllm"),
+    (r"\bxinference\b", "xinference"),
+    (r"\bLocalAI\b|\blocal-ai\b", "localai"),
+    (r"\bllamafile\b", "llamafile"),
+)

@@ -24,6 +24,10 @@ _TIMING = re.compile(r'\b(total_time|validation_time|queue_time|inference_time|t
 _TIMING_KEYS = {"validation_time": "validation_ms", "queue_time": "queue_ms", "inference_time": "inference_ms",
                 "time_per_token": "time_per_token_ms"}
 _EVIDENCE = routes.TGI_EVIDENCE
+# A request line is TGI's own only under its router or its generation spans: text-embeddings-inference (TEI) prints
+# the same Rust span fields (``rerank{total_time="177.15ms" …}: text_embeddings_router::http::server: … Success``).
+_OWN_REQUEST = re.compile(r"text_generation_router|(?:^|\s)(?:generate|generate_stream|chat_completions|completions|"
+                          r"compat_generate)\{")
 
 
 class Parser(FamilyParser):
@@ -39,7 +43,7 @@ class Parser(FamilyParser):
             extra.setdefault("shard_ready_ms", []).append(go_duration_ms(m[1]))
             hit = True
         elif 'total_time="' in text and text.rstrip().endswith("Success"):
-            hit = self._request(text)
+            hit = self._request(text) and _OWN_REQUEST.search(text) is not None
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
 

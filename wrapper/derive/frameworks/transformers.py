@@ -8,19 +8,26 @@ framework's and are not read.
 """
 from __future__ import annotations
 
+import re
+
 from . import routes
 from .base import FamilyParser, bar_elapsed_ms
 
 NAME = "transformers"
 
 _BARS = routes.TRANSFORMERS_BARS
+# The routing keys are substrings; evidence is the library's name as a word (not KTransformers', not a path's
+# "sentence_transformers"), its bars and its offload warning.
+_OWN = re.compile(r"(?<![\w-])(?:transformers|accelerate)\b(?!/)|\[transformers\]|offloaded to the cpu|meta device|"
+                  + "|".join(re.escape(b) for b in _BARS))
 
 
 class Parser(FamilyParser):
     NAME = NAME
 
     def feed(self, text: str, line: str) -> None:
-        self.evidence += 1
+        if _OWN.search(line) is not None:
+            self.evidence += 1
         if text.startswith(_BARS):
             ms = bar_elapsed_ms(text)
             if ms is not None:

@@ -104,7 +104,10 @@ _SPEC_FIELDS = (("accepted_tps", re.compile(r"Accepted throughput: ([\d.]+) toke
                 ("accepted_tokens", re.compile(r"Accepted: (\d+) tokens"), int),
                 ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int))
 _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-]+)\)")
-_EVIDENCE = routes.VLLM_EVIDENCE
+# Evidence: vLLM's own names as words (not the Rust servers candle-vllm and vllm.rs, nor vllm-mlx), its engine's
+# process names and files; routing (routes.VLLM_EVIDENCE) stays on plain substrings.
+_OWN = re.compile(r"(?<![\w-])(?:vllm|vLLM|Vllm)(?![\w-]|\.rs)|VllmWorker|EngineCore|model_runner\.py|"
+                  r"kv_cache_utils\.py|Avg prompt throughput")
 
 # (gate substring, regex, handler name)
 _RULES = (
@@ -163,9 +166,8 @@ class Parser(FamilyParser):
         if not hit and ("latency" in text or "Total time" in text):
             for key, rx in _BENCH_SECONDS:
                 m = rx.search(text.strip())
-                if m is not None:
+                if m is not None:  # read, but no evidence: "Total time: 3 s" is any benchmark's line
                     self._extra(key, seconds_to_ms(m[1]))
-                    hit = True
                     break
         if not hit and any(g in text for g in _MEMORY_GATES):
             for key, rx, convert in _MEMORY_FIELDS:
@@ -175,7 +177,7 @@ class Parser(FamilyParser):
                     hit = True
         if not hit and "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
             self._extra("weights_progress_elapsed_ms", ms)
-        if hit or any(e in line for e in _EVIDENCE):
+        if hit or _OWN.search(line) is not None:
             self.evidence += 1
 
     def _extra(self, key, value):

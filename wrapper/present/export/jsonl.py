@@ -40,3 +40,13 @@ def lines(records) -> str:
 def pretty(records) -> str:
     """One record as indented JSON; several as a JSON array."""
     return _dumps(records, indent=2) + "\n"
+
+
+def pretty_stream(records):
+    """``pretty(list(records))`` in pieces, one per record as it comes (a long analyze never holds them all)."""
+    first = True
+    for record in records:
+        body = _dumps(record, indent=2).replace("\n", "\n  ")
+        yield ("[\n  " if first else ",\n  ") + body
+        first = False
+    yield "[]\n" if first else "\n]\n"

@@ -1,0 +1,143 @@
+"""The general figure reader (wrapper/derive/frameworks/generic.py) on lines copied from real logs."""
+from __future__ import annotations
+
+from wrapper.derive import frameworks
+from wrapper.derive.frameworks import generic
+
+# kvcache-ai/ktransformers issue #1261 (description, 2025-05-06)
+KT = ("/anaconda3/envs/ktransformers/lib/python3.11/site-packages/ktransformers/server/backend/interfaces/"
+      "balance_serve.py[97]: Performance(T/s): prefill 0.07086852611655337, decode 0.2152053227149353. "
+      "Time(s): tokenize 0.5365676879882812, prefill 126.99572706222534, decode 362.44456696510315")
+# EricLBuehler/mistral.rs issue #1774 (description, 2025-12-16)
+MISTRALRS = ("2025-12-16T17:23:05.430919Z  INFO mistralrs_core::engine::logger: Throughput (T/s) 18.00, "
+             "Prefix cache hitrate 50.00%, 1 running, 0 waiting")
+
+
+def read(*lines: str) -> list:
+    reader = generic.FigureReader()
+    for line in lines:
+        reader.feed(frameworks.strip_text(line))
+    return reader.runs(family_claimed=False)
+
+
+def test_group_of_name_value_pairs_with_the_unit_in_brackets():
+    (run,) = read(KT)
+    assert {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures} == {
+        "Performance prefill": (0.07086852611655337, "tokens/s", "rate"),
+        "Performance decode": (0.2152053227149353, "tokens/s", "rate"),
+        "Time tokenize": (0.5365676879882812, "s", "duration"),
+        "Time prefill": (126.99572706222534, "s", "duration"),
+        "Time decode": (362.44456696510315, "s", "duration")}
+    assert run.core["prompt_eval_ms"][0] == 126995.72706222534
+    assert run.core["eval_ms"][0] == 362444.56696510315
+    assert run.core["prompt_tps"][0] == 0.07086852611655337
+
+
+def test_label_with_bracketed_unit_then_number_and_percent():
+    (run,) = read(MISTRALRS)
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got == [("Throughput", 18.0, "tokens/s"), ("Prefix cache hitrate", 50.0, "%")]
+    assert run.core == {}  # a throughput naming neither prefill nor decode is no core figure
+
+
+def test_pairs_took_tables_and_json():
+    lines = ["Loaded the model in 3.2 s", "prompt eval: 2760.401ms", "decode speed = 12.5 tokens/s",
+             "| ISL | OSL | TTFT (ms) | Tput User (TPS) |", "|-----|-----|---|---|", "| 128 | 128 | 148.6 | 41.92 |",
+             '{"prompt_n": 12, "prompt_ms": 33.5, "predicted_per_second": 40.1, "n_threads": 8}']
+    runs = read(*lines)
+    figures = {f.label: (f.value, f.unit, f.kind) for r in runs for f, _ in r.figures}
+    assert figures["Loaded the model"] == (3.2, "s", "duration")
+    assert figures["prompt eval"] == (2760.401, "ms", "duration")
+    assert figures["decode speed"] == (12.5, "tokens/s", "rate")
+    assert figures["TTFT"] == (148.6, "ms", "duration")
+    assert figures["Tput User"] == (41.92, "tokens/s", "rate")
+    assert figures["prompt ms"] == (33.5, "ms", "duration")
+    assert "n threads" not in figures and "ISL" not in figures
+    assert runs[0].core["load_ms"][0] == 3200.0 and runs[0].core["ttft_ms"][0] == 148.6
+    assert runs[1].core["prompt_eval_ms"][0] == 33.5  # prompt eval seen again: a second run
+
+
+def test_noise_is_no_figure():
+    noise = ["print_info: EOS token        = 50256 '<|endoftext|>'",
+             "llama_context: worst-case: n_tokens = 2048, n_seqs = 1, n_outputs = 0",
+             "system_info: n_threads = 8 (n_threads_batch = 8) / 16 | AVX = 1 |",
+             "main: seed = 1717067386", "INFO 05-12 07:51:39 [loggers.py:271] started at 2025-05-12 07:51:39",
+             "Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
+             "version: 4662 (7ee953a64)", "listening on 0.0.0.0:8080"]
+    assert all(not r.figures and not r.core for r in read(*noise))
+
+
+def test_duplicates_collapse_and_figures_are_bounded():
+    lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
+    reader = generic.FigureReader()
+    for line in lines:
+        reader.feed(line)
+    kept = [f for r in reader.runs(False) for f, _ in r.figures]
+    assert len(kept) == generic.MAX_FIGURES and len({f.value for f in kept}) == generic.MAX_FIGURES
+    assert reader.figures_dropped > 0
+
+
+def test_a_family_always_wins_and_the_reader_only_adds_figures():
+    # llama.cpp's own timing line and the new CLI's rate line (tests/fixtures/llama-cpp-0.3.36/cli-simple-io.stdout),
+    # both the family's; a line no family reads goes to the general reader
+    lines = ["llama_perf_context_print:        eval time =     458.31 ms /    10 runs   (   45.83 ms per token)",
+             "[ Prompt: 14257.9 t/s | Generation: 21.8 t/s ]", "custom stage took 3.5 s"]
+    (rep,) = frameworks.parse_lines(lines)
+    assert rep["framework"] == "llama.cpp" and rep["eval_ms"] == 458.31
+    assert (rep["prompt_tps"], rep["eval_tps"]) == (14257.9, 21.8) and rep["sources"] is None
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [("custom stage", 3.5, "s")]
+
+
+def test_unknown_log_gets_the_general_figures_as_its_core_keys():
+    # (KT's line is read by the ktransformers family now: a family always wins, so its keys are not "generic")
+    (rep,) = frameworks.parse_lines(["⏱️ Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)",
+                                     "⏱️ Decoded tokens: 2608 in 49.34s (52.86 tokens/s)"])
+    assert rep["framework"] == "unknown"
+    assert rep["eval_ms"] == 49340.0 and rep["sources"]["eval_ms"] == "generic"
+    (kt,) = frameworks.parse_lines([KT])
+    assert kt["framework"] == "ktransformers" and kt["eval_ms"] == 362444.56696510315
+    assert (kt["sources"] or {}).get("eval_ms") != "generic"
+
+
+def _framework(name: str) -> str:
+    from .conftest import fixture
+
+    with open(fixture("logs", name), encoding="utf-8") as fh:
+        return frameworks.parse_lines(fh.read())[-1]["framework"]
+
+
+def test_a_family_claims_a_log_only_on_its_own_lines_else_the_log_names_itself():
+    # Each was labelled with a neighbour's name before: transformers (the word in KTransformers' paths), TGI (the
+    # span fields TEI shares), vLLM (the word in candle-vllm's crate name).
+    kt = "ktransformers__2025-05-balance-serve-performance-prefill-decode-time-tokenize.log"
+    assert _framework(kt) == "ktransformers"
+    assert _framework("text-embeddings-inference__2025-08-openai-embed-success-total-tokenization-queue-inference"
+                      ".log") == "text-embeddings-inference"
+    assert _framework("candle-vllm__2025-09-compose-new-request-length-chunk-prefilled.log") == "candle-vllm"
+    assert _framework("mistral.rs__2025-12-engine-logger-throughput-prefix-cache-hitrate.log") == "mistral.rs"
+    assert _framework("unknown__2025-08-candle-vllm-pr-performance-metrics-prompt-decoded-tokens-in-s.log") == "unknown"
+
+
+def test_a_neighbours_generic_lines_are_no_evidence():
+    assert frameworks.parse_lines(["Total time: 12.5 s", "Avg latency: 1.2 s"])[0]["framework"] == "unknown"
+    line = ('2025-01-04T20:44:11.047170Z  INFO rerank{total_time="177.15121ms" queue_time="79.024583ms"}: '
+            'text_embeddings_router::http::server: router/src/http/server.rs:459: Success')
+    (rep,) = frameworks.parse_lines([line])
+    assert rep["framework"] == "text-embeddings-inference" and rep["total_ms"] == 177.15121
+
+
+def test_key_value_lines_go_durations_and_units_named_by_the_key():
+    # dogkeeper886/ollama37 issue #464 (comment, 2026-07-27): slog key=value progress lines, Go durations
+    prefill = 'msg="prefill progress" seq=0 tokens=7680 remaining=512  progress=0.94 elapsed=1m10.219s tps=109.37'
+    (run,) = read(prefill)
+    assert sorted((f.label, f.value, f.unit or "") for f, _ in run.figures) == [
+        ("elapsed", 70219.0, "ms"), ("tokens", 7680, ""), ("tps", 109.37, "tokens/s")]
+    # vllm-project/vllm-ascend issue #10876 (description): the unit is in the key's name
+    ascend = ("06-19 15:32:57 DEBUG execute_model: attn_state=ChunkedPrefill num_reqs=1 total_scheduled_tokens=8192 "
+              "forward_ms=456.98 logits_ms=0.48 attn_backend=ABCMeta num_computed_tokens=[6062] "
+              "num_scheduled_tokens=[8192]")
+    (run,) = read(ascend)
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["total scheduled tokens"] == (8192, None)
+    assert got["forward ms"] == (456.98, "ms") and got["logits ms"] == (0.48, "ms")
+    assert "num reqs" not in got and "ChunkedPrefill num reqs" not in got

@@ -1,0 +1,447 @@
+"""The general figure reader: labelled figures from lines no family parser reads, in the few shapes logs use.
+
+    reader = FigureReader()
+    reader.feed(text, routed=False)       # text: a line without its prefixes; routed: a family was shown it
+    reader.runs(family_claimed) -> list[Run]
+    merge(reports, runs, claimed, framework) -> list[dict]   # folds them into a family's reports (StreamParser)
+    SelfName().feed(raw_line); .name      # the name a log prints about itself (routes.SELF_NAMES) or None
+
+Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``duration``, ``rate``, ``size``,
+``percent``, ``count``):
+
+* ``Label: 2760.401ms``, ``label = 12.5 tokens/s``, ``label=3.2s``, ``label="177.15ms"`` (key=value pairs, several
+  per line: each is one figure);
+* ``Loaded the model in 3.2 s`` / ``warmup took 850ms``: the words before ``took``/``in`` are the label;
+* ``Throughput (T/s) 0.80``: a label with its unit in brackets, then the number;
+* ``Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)``: a count, its time and rate (labels ``… tokens``,
+  ``… tokens time``, ``… tokens rate``);
+* ``Prefix cache hitrate 50.00%``: words, then a number with its unit (read last: the shapes above come first);
+* ``Time(s): tokenize 0.54, prefill 126.99, decode 362.44``: a group with its unit, then ``name value`` pairs
+  (label ``Time prefill``);
+* ``| col (ms) | col |`` tables: a header row of names, then rows of numbers; each cell is a figure labelled by its
+  column (unit from the column's brackets);
+* a JSON object on one line: each numeric member whose key names a time, rate, size or token count.
+
+A figure needs a unit, or a label naming tokens/requests (a count). Noise never becomes a figure: labels naming
+threads, seeds, ids, ports, addresses, versions, dates, sizes of batches/contexts/layers, and values that are
+parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
+``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it).
+
+Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration
+labelled prefill / prompt processing / prompt eval -> ``prompt_eval_ms``, decode /
+generation / eval -> ``eval_ms``, load -> ``load_ms``, total -> ``total_ms``, time to first token / TTFT ->
+``ttft_ms``; rates of prefill/prompt -> ``prompt_tps``, of decode/generation/eval/output -> ``eval_tps``; counts
+of input/prompt tokens -> ``prompt_tokens``, of generated/output/completion tokens -> ``eval_tokens``. A core key
+seen again starts a new run (as in ``figures.Runs.put``); at most ``MAX_RUNS`` runs per log.
+
+Which lines: every line ``GATE`` finds something in (a number with a unit, a table bar, a word naming tokens, a
+JSON key with a unit) is read; a figure from a line some family parser was shown is marked ``routed`` and is
+dropped when a family claims the log (that family had its chance at the line and it always wins).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import NamedTuple, Optional
+
+from .units import duration_ms, go_duration_ms, number
+
+MAX_FIGURES = 64
+MAX_RUNS = 1000
+MAX_LABEL_CHARS = 60
+MAX_LINE_CHARS = 300
+
+_NUM = r"[-+]?\d+(?:[.,]\d+)*"
+_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "milliseconds": "ms",
+               "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h"}
+_RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
+               "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
+               "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
+               "ms/tok": "ms/token"}
+_SIZE_UNITS = {u.lower(): u for u in ("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB")}
+_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
+_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|ms/t(?:ok(?:en)?)?|tps|"
+         r"milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/=])")
+
+# Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
+# so each regex is anchored and linear) says the shape and the label.
+_VALUE = re.compile(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
+_BEFORE_CHARS = 64
+# Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
+_MULTI_DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+(?![\w.])")
+# (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
+# "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
+_BEFORE = (
+    ("bracket", re.compile(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("took", re.compile(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("pair", re.compile(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])(?![\w.])")),
+    ("spaced", re.compile(r"\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+)
+# "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
+# a count, its time and (maybe) its rate, labelled by the words before the count.
+_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+                     + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+_TRIPLE_LABEL = re.compile(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+# The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
+_GROUP_MARK = re.compile(r"\)\s*:\s*[A-Za-z]")
+_GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
+_GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
+# The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
+GATE = re.compile(r"\d\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)(?![A-Za-z])"
+                  r"|token|\||_(?:ms|s|tps|per_second)\"")
+_CELL_UNIT = re.compile(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
+
+_NOISE = re.compile(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context|layer|\bn_|rank|"
+                    r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
+                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
+                    r"per block|"
+                    r"\btoken$", re.I)
+_BAD_VALUE_AROUND = re.compile(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
+_LEVEL = re.compile(r"^(?:(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|[IWED])\b\s*)+")
+MAX_LABEL_WORDS = 6
+_SEP = re.compile(r"[\s_]+")
+# Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms").
+_NOT_CORE = re.compile(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
+                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min")
+
+
+class Figure(NamedTuple):
+    """One labelled figure as printed."""
+
+    label: str
+    value: float
+    unit: Optional[str]
+    kind: str
+    line: str
+
+    def as_dict(self) -> dict:
+        """The record's shape: ``{label, value, unit, kind, line}``."""
+        return {"label": self.label, "value": self.value, "unit": self.unit, "kind": self.kind, "line": self.line}
+
+
+class Run:
+    """What the reader found for one run: core figures and labelled figures (each with its ``routed`` flag)."""
+
+    def __init__(self) -> None:
+        self.core: dict = {}  # core key -> (value, routed)
+        self.figures: list = []  # (Figure, routed)
+
+
+def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
+    """(normalised unit, kind), or (None, None) when the pair is not a figure."""
+    if unit is None:
+        low = label.lower()
+        if "token" in low or "request" in low:
+            return None, "count"
+        return None, None
+    if unit == "%":
+        return "%", "percent"
+    low = unit.lower().strip()
+    if low in _TIME_UNITS:
+        return _TIME_UNITS[low], "duration"
+    if low in _RATE_UNITS:
+        return _RATE_UNITS[low], "rate"
+    if low in _COUNT_UNITS:
+        return _COUNT_UNITS[low], "count"
+    if unit.strip() in _SIZE_UNITS.values():
+        return unit.strip(), "size"
+    return None, None
+
+
+def _label(text: str) -> str:
+    """A label as printed, separators made spaces, its log level dropped, its last MAX_LABEL_WORDS words."""
+    words = _LEVEL.sub("", _SEP.sub(" ", text.strip(" .-:#")).strip()).split(" ")
+    return " ".join(words[-MAX_LABEL_WORDS:])[:MAX_LABEL_CHARS]
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_noise(label: str) -> bool:
+    """Whether a label names noise (threads, seeds, ids, …); labels recur line after line, hence the cache."""
+    return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
+    """The core ``reported`` key a label clearly means, or None."""
+    low = " " + _SEP.sub(" ", label.lower()) + " "
+    if _NOT_CORE.search(low):
+        return None
+    if kind == "duration":
+        if "ttft" in low or "first token" in low:
+            return "ttft_ms"
+        if any(w in low for w in (" prefill", "prompt processing", "prompt eval", " prompt ", "process ")):
+            return "prompt_eval_ms"
+        if any(w in low for w in (" decode", "generation", " generate", " eval ", " predicted ")):
+            return None if "prompt" in low else "eval_ms"
+        if " load" in low or "loading" in low:
+            return "load_ms"
+        if " total " in low or low.strip() in ("total time", "total"):
+            return "total_ms"
+        return None
+    if kind == "rate" and unit == "tokens/s":
+        if " prefill" in low or " prompt" in low:
+            return "prompt_tps"
+        if any(w in low for w in (" decode", "generation", " eval", " output", " generate")):
+            return "eval_tps"
+        return None
+    if kind == "count" and "token" in low:
+        if any(w in low for w in (" input", " prompt", " prefill")):
+            return "prompt_tokens"
+        if any(w in low for w in (" generated", " output", " completion", " decode", " eval")):
+            return "eval_tokens"
+    return None
+
+
+def _core_value(key: str, value: float, unit: Optional[str]) -> Optional[float]:
+    if key.endswith("_ms"):
+        return duration_ms(f"{value!r} {unit}")
+    if key.endswith("_tokens"):
+        return int(value) if value == int(value) and value >= 0 else None
+    return value
+
+
+def _before(reversed_head: str) -> Optional[tuple]:
+    """(shape, label, unit in brackets or None) from the reversed text before a number, or None."""
+    for shape, rx in _BEFORE:
+        m = rx.match(reversed_head)
+        if m is not None:
+            unit = m["unit"][::-1] if shape == "bracket" else None
+            label = m["label"][::-1]
+            if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
+                label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+            return shape, label, unit
+    return None
+
+
+class FigureReader:
+    """Reads labelled figures line by line; bounded in memory whatever the log's length."""
+
+    def __init__(self) -> None:
+        self._runs: list[Run] = [Run()]
+        self._seen: set = set()
+        self._count = 0
+        self.figures_dropped = 0
+        self._header: Optional[list] = None  # the open table's column names
+
+    def feed(self, text: str, routed: bool = False) -> None:
+        """One line without prefixes. ``routed``: a family parser was shown this line too."""
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
+            self._table(stripped, text, routed)
+            return
+        self._header = None
+        if stripped.startswith("{") and stripped.endswith("}"):
+            if self._json(stripped, text, routed):
+                return
+        self._pairs(stripped, text, routed)
+
+    # -- shapes ----------------------------------------------------------------------------------------------
+    def _pairs(self, s: str, line: str, routed: bool) -> None:
+        taken: list = []  # spans already read, so one number is one figure
+        heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
+        for m, after in zip(heads, heads[1:] + [None]):
+            end = len(s) if after is None else after.start()
+            items = list(_GROUP_ITEM.finditer(s, m.end(), end))
+            if items:  # "Time(s): tokenize 0.54, prefill 126.99": a group; "Mean TTFT (ms): 123.2" is one figure
+                head = _label(m["head"])
+                for item in items:
+                    self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
+                taken.append((m.start(), end))
+        for m in _TRIPLE.finditer(s) if " in " in s else ():
+            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if head is None:
+                continue
+            label = _label(head["label"][::-1])
+            if "token" not in label.lower():
+                label += " tokens"
+            self._add(label, m["count"], None, line, routed)
+            self._add(f"{label} time", m["num"], m["unit"], line, routed)
+            if m["rate"] is not None:
+                self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
+            taken.append(m.span())
+        for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is not None and found[0] == "pair":
+                self._add(_label(found[1]), repr(go_duration_ms(m[0])), "ms", line, routed)
+            taken.append(m.span())
+        for m in _VALUE.finditer(s):
+            start = m.start()
+            if any(a <= start < b for a, b in taken):
+                continue
+            if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
+                continue
+            found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
+            if found is None:
+                continue
+            shape, label, bracket_unit = found
+            unit = bracket_unit if shape == "bracket" else m["unit"]
+            if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
+                unit = _key_unit(label.strip())
+            if unit is None and shape in ("took", "spaced"):
+                continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
+            self._add(_label(label), m["num"], unit, line, routed)
+
+    def _table(self, s: str, line: str, routed: bool) -> None:
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if all(set(c) <= set("-: ") for c in cells):
+            return  # the |---|---| rule under a header
+        numeric = [number(c.split()[0]) if c else None for c in cells]
+        if self._header is None or not any(v is not None for v in numeric):
+            self._header = cells
+            return
+        for name, cell, value in zip(self._header, cells, numeric):
+            if value is None or cell.split()[0] != cell.replace(" ", "") and len(cell.split()) > 2:
+                continue
+            m = _CELL_UNIT.match(name)
+            label, unit = (m["label"], m["unit"]) if m else (name, cell.split()[1] if len(cell.split()) > 1 else None)
+            self._add(_label(label), cell.split()[0], unit, line, routed)
+
+    def _json(self, s: str, line: str, routed: bool) -> bool:
+        try:
+            obj = json.loads(s)
+        except ValueError:
+            return False
+        if not isinstance(obj, dict):
+            return False
+        for key, value in _flat(obj):
+            unit = _key_unit(key)
+            if unit is not None or "token" in key.lower():
+                self._add(_label(key.replace("_", " ")), repr(value), unit, line, routed)
+        return True
+
+    # -- keeping ---------------------------------------------------------------------------------------------
+    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> None:
+        if not label or _is_noise(label):
+            return
+        unit, kind = _unit_kind(unit_text, label)
+        value = number(num_text)
+        if kind is None or value is None:
+            return
+        if kind == "count":
+            if value != int(value) or value < 0:
+                return
+            value = int(value)
+        key = _core_key(label, kind, unit)
+        run = self._runs[-1]
+        if key is not None:
+            core = _core_value(key, value, unit)
+            if core is not None:
+                if key in run.core:
+                    if len(self._runs) >= MAX_RUNS:
+                        return
+                    run = Run()
+                    self._runs.append(run)
+                run.core[key] = (core, routed)
+        figure = Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS])
+        ident = (label, value, unit)
+        if ident in self._seen:
+            return
+        if self._count >= MAX_FIGURES:
+            self.figures_dropped += 1
+            return
+        self._seen.add(ident)
+        self._count += 1
+        run.figures.append((figure, routed))
+
+    @property
+    def full(self) -> bool:
+        """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
+        return self._count >= MAX_FIGURES
+
+    def runs(self, family_claimed: bool) -> list[Run]:
+        """The runs found; with ``family_claimed``, figures from lines a family was shown are left out."""
+        if not family_claimed:
+            return [r for r in self._runs if r.core or r.figures] or [Run()]
+        out = []
+        for r in self._runs:
+            kept = Run()
+            kept.core = {k: v for k, v in r.core.items() if not v[1]}
+            kept.figures = [f for f in r.figures if not f[1]]
+            out.append(kept)
+        return out
+
+
+_KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
+              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"))
+
+
+def _key_unit(key: str) -> Optional[str]:
+    """The unit a JSON key's suffix names (``prompt_ms``, ``load_time_s``); None when it names none."""
+    low = key.lower()
+    for suffix, unit in _KEY_UNITS:
+        if low.endswith(suffix):
+            return unit
+    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s"):
+        return "tokens/s"
+    return None
+
+
+def _flat(obj: dict, prefix: str = "", depth: int = 0):
+    """(dotted key, number) pairs of a JSON object, two levels deep (``timings.prompt_ms``)."""
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield name, value
+        elif isinstance(value, dict) and depth < 1:
+            yield from _flat(value, name + ".", depth + 1)
+
+
+class SelfName:
+    """The name a log prints about itself (``routes.SELF_NAMES``): the first found, searched until one is."""
+
+    def __init__(self) -> None:
+        from .routes import SELF_NAMES
+
+        self._search = re.compile("|".join(f"({rx})" for rx, _ in SELF_NAMES)).search
+        self._names = [name for _, name in SELF_NAMES]
+        self.name: Optional[str] = None
+
+    def feed(self, line: str) -> None:
+        """One raw line; once a name is found, later lines are not searched."""
+        if self.name is None:
+            m = self._search(line)
+            if m is not None:
+                self.name = self._names[m.lastindex - 1]
+
+
+def merge(reports: list[dict], runs: list[Run], claimed: bool, framework: str) -> list[dict]:
+    """The family's reports with the reader's runs folded in.
+
+    A log some family claimed keeps that family's core figures, and only those (a launcher's or a user script's
+    "model loaded in 22.4s" beside vLLM's lines is not vLLM's load time): the reader adds its ``figures``, run i
+    to report i when they are as many, else all to the first report. A log no family claimed gets one report
+    per reader run, its core keys filled from the reader (``sources[key] = "generic"``)."""
+    from .figures import GENERIC_CORE_KEYS, new_report
+
+    out = [dict(r) for r in reports]
+    if claimed:
+        paired = len(out) == len(runs)
+        for i, run in enumerate(runs if paired else [joined(runs)]):
+            out[i]["figures"] = out[i]["figures"] + [f.as_dict() for f, _ in run.figures]
+        return out
+    while len(out) < len(runs):
+        out.append(new_report(framework))
+    for report, run in zip(out, runs):
+        report["framework"] = framework
+        report["figures"] = report["figures"] + [f.as_dict() for f, _ in run.figures]
+        for key, (value, _routed) in run.core.items():
+            if key in GENERIC_CORE_KEYS and report.get(key) is None:
+                report[key] = value
+                report["sources"] = dict(report["sources"] or {}, **{key: "generic"})
+    for report in out[len(runs):]:
+        report["framework"] = framework
+    return out
+
+
+def joined(runs: list[Run]) -> Run:
+    """All runs' figures as one run (for a report that takes them all)."""
+    one = Run()
+    for r in runs:
+        one.figures += r.figures
+    return one
