@@ -77,3 +77,17 @@ def _phase_literals(path: str) -> list:
 def test_the_phases_are_declared_in_one_module():
     holders = {"/".join(parts): lines for path, parts in _modules() if (lines := _phase_literals(path))}
     assert holders == {}  # model/phases.py declares them as Phase rows, read by everything else
+
+
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_function_is_longer_than_sixty_lines():
+    long = []
+    for path, parts in _modules():
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{'/'.join(parts)}.py {node.name}: {lines} lines")
+    assert long == []

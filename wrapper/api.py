@@ -118,31 +118,11 @@ def run(command: Sequence[str], options=None, *, on_record: Optional[Callable[[d
         on_progress: Optional[Callable[[str], None]] = None, **keywords) -> RunRecords:
     """Run ``command`` ``warmup + runs`` times per sweep variant, measured as ``phasewrap run`` measures it.
 
-    ``options``: a ``RunOptions`` (``wrapper.model.options``: every ``phasewrap run`` option, declared once);
+    ``options``: a ``RunOptions`` (``wrapper.model.options``: every run option, declared and documented once);
     keywords set single fields of it (``run(cmd, ready="model loaded", runs=3)``); an unknown one is a
-    ``UsageError`` naming it.
-
-    The same defaults as the CLI (GPU and CPU samplers on, 0.1 s interval), except ``quiet=True``: the child's
-    output is not passed through to this process's stdout/stderr. ``marks``: ``{name: regex}`` or
-    ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or ``["name=v1,v2"]`` (``{name}`` in the
-    command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv`` append each record as it is made (an
-    interrupt never loses a finished run); ``plot`` draws the timeline afterwards, ``trace`` writes the runs as a
-    Chrome trace-event / Perfetto JSON file. ``on_record(record)`` is called after each run, ``on_progress(text)``
-    before each of several runs. ``stdout_to_stderr``: the child's stdout passes through to stderr, so this
-    process's stdout carries only what the caller prints (JSON).
-
-    SIGINT/SIGTERM/SIGHUP during the call go to the running child (its record says ``interrupted``); one that
-    comes between two runs stops the session there (``stopped_by``, exit status 128+N).
-
-    Beyond one machine: ``shard`` ``"I/N"`` or ``"auto"`` (Slurm array / Kubernetes Indexed Job variables,
-    ``shards`` for Kubernetes) runs only that slice of the plan; every record carries ``fleet`` (host, shard,
-    sweep_id, scheduler, job_id, plan index); ``jsonl``, ``csv`` and ``capture_dir`` may hold ``{host}``,
-    ``{shard}``, ``{sweep_id}`` and ``{run_id}``. ``prom_textfile`` (a directory) and ``mlflow`` (a tracking
-    URI, ``""`` for the local default) export each record (extras ``prometheus`` / ``mlflow``).
-
-    Floors (``limits``): the model is read from ``model_path`` or the command line, the host's peaks are probed
-    once and cached (``probe_hardware=False``: not at all); ``model_bytes``, ``active_bytes`` and ``peaks``
-    (``{"gpu-memory": 4800}`` or ``["gpu-memory=4800"]``, GB/s) go over them.
+    ``UsageError`` naming it. The CLI's defaults, except ``quiet=True``. ``on_record(record)`` is called after
+    each run, ``on_progress(text)`` before each of several runs. SIGINT/SIGTERM/SIGHUP during the call go to the
+    running child (its record says ``interrupted``); one between two runs stops the session (``stopped_by``).
 
     Returns the records (``RunRecords``, a list with ``exit_status``). Raises ``UsageError`` for bad options
     or output paths (before anything runs), ``GpuBusy`` with ``require_idle_gpu`` when the GPU is in use,

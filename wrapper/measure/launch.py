@@ -541,17 +541,7 @@ class _Streams:
 
 def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals, clock) -> LaunchResult:
     pgid = proc.pid
-    sel = selectors.DefaultSelector()
-    streams = _Streams(sel, out_r, err_r, opts, on_chunk, clock)
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-        sel.register(pidfd, selectors.EVENT_READ, "exit")
-    except (AttributeError, OSError):
-        pidfd = None
-    if control is not None:
-        sel.register(control._r, selectors.EVENT_READ, "control")
-    if signals.fd is not None:
-        sel.register(signals.fd, selectors.EVENT_READ, "signal")
+    sel, streams, pidfd = _selector(proc, out_r, err_r, on_chunk, opts, control, signals, clock)
     deadlines = Deadlines.for_run(t0_ns, opts)
     state = {"signal": None, "timeout": False}
     exit_ns: Optional[int] = None
@@ -563,23 +553,21 @@ def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals
         _signal_strays(proc.pid, pgid, helpers, sig)  # the tree outside the group: only when stopping, rare
         deadlines.term_sent(clock())
 
-    for sig in signals.take():  # a signal that came while the child was being started
-        state["signal"] = state["signal"] or sig
-        term(sig)
+    def forward() -> None:  # the signals phasewrap received go on to the run's tree
+        for sig in signals.take():
+            state["signal"] = state["signal"] or sig
+            term(sig)
+
+    forward()  # a signal that came while the child was being started
     while streams.open or exit_ns is None:
         exited = pidfd is None
         for key, _ in sel.select(deadlines.sleep_s(clock(), poll=pidfd is None and exit_ns is None)):
             if key.data == "exit":
                 exited = True
             elif key.data == "signal":
-                for sig in signals.take():
-                    state["signal"] = state["signal"] or sig
-                    term(sig)
+                forward()
             elif key.data == "control":
-                try:
-                    os.read(key.fd, 64)
-                except OSError:
-                    pass
+                _drain(key.fd)
                 if stop_reason is None and exit_ns is None:
                     stop_reason = control.reason
                     term()
@@ -606,22 +594,35 @@ def _loop(proc, t0_ns, wall_t0_s, out_r, err_r, on_chunk, opts, control, signals
     sel.close()
     escaped, moved = _stop_strays(proc.pid, pgid, helpers, 1.0)
     leftover = _kill_group(pgid, 1.0)
-    return LaunchResult(
-        pid=proc.pid,
-        t0_ns=t0_ns,
-        wall_t0_s=wall_t0_s,
-        exit_ns=exit_ns,
-        returncode=proc.returncode,
-        status=_status(proc.returncode, state, stop_reason),
-        signal=-proc.returncode if proc.returncode < 0 else None,
-        received_signal=state["signal"],
-        stop_reason=stop_reason,
-        leftover_killed=leftover,
-        drain_timed_out=drain_timed_out,
-        passthrough_closed=streams.closed_passthrough,
-        escaped=escaped,
-        moved=moved,
-    )
+    return LaunchResult(pid=proc.pid, t0_ns=t0_ns, wall_t0_s=wall_t0_s, exit_ns=exit_ns, returncode=proc.returncode,
+                        status=_status(proc.returncode, state, stop_reason),
+                        signal=-proc.returncode if proc.returncode < 0 else None, received_signal=state["signal"],
+                        stop_reason=stop_reason, leftover_killed=leftover, drain_timed_out=drain_timed_out,
+                        passthrough_closed=streams.closed_passthrough, escaped=escaped, moved=moved)
+
+
+def _drain(fd: int) -> None:
+    try:
+        os.read(fd, 64)
+    except OSError:
+        pass  # the wake-up byte itself carries nothing; a closed pipe says the same
+
+
+def _selector(proc, out_r, err_r, on_chunk, opts, control, signals, clock):
+    """(selector, the child's two streams on it, the child's pidfd or None): the read loop waits on the streams,
+    the child's exit, the control pipe and the signal wake-up fd at once."""
+    sel = selectors.DefaultSelector()
+    streams = _Streams(sel, out_r, err_r, opts, on_chunk, clock)
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+    except (AttributeError, OSError):
+        pidfd = None
+    if control is not None:
+        sel.register(control._r, selectors.EVENT_READ, "control")
+    if signals.fd is not None:
+        sel.register(signals.fd, selectors.EVENT_READ, "signal")
+    return sel, streams, pidfd
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -13,6 +13,24 @@ ANY_STREAM = "any"
 
 @dataclass(frozen=True)
 class RunOptions:
+    """Every option of ``phasewrap run`` / ``wrapper.run``.
+
+    ``marks``: ``{name: regex}`` or ``[(name, regex[, stream])]``; ``sweep``: ``{name: [values]}`` or
+    ``["name=v1,v2"]`` (``{name}`` in the command is replaced); ``tags``: ``{key: value}``. ``jsonl`` / ``csv``
+    append each record as it is made (an interrupt never loses a finished run); ``plot`` draws the timeline
+    afterwards, ``trace`` writes the runs as a Chrome trace-event / Perfetto JSON file; ``stdout_to_stderr``: the
+    child's stdout passes through to stderr, so stdout carries only what the caller prints (JSON).
+
+    Beyond one machine: ``shard`` ``"I/N"`` or ``"auto"`` (Slurm array / Kubernetes Indexed Job variables,
+    ``shards`` for Kubernetes) runs only that slice of the plan; every record carries ``fleet``; ``jsonl``,
+    ``csv`` and ``capture_dir`` may hold ``{host}``, ``{shard}``, ``{sweep_id}`` and ``{run_id}`` (each filled with
+    one safe file-name component). ``prom_textfile`` (a directory) and ``mlflow`` (a tracking URI, ``""`` for the
+    local default) export each record. Floors (``limits``): the model is read from ``model_path`` or the command
+    line, the host's peaks probed once and cached (``probe_hardware=False``: not at all); ``model_bytes``,
+    ``active_bytes`` and ``peaks`` (``{"gpu-memory": 4800}`` or ``["gpu-memory=4800"]``, GB/s) go over them.
+    ``save_baseline``: keep the call's records as that baseline (``check(baseline=NAME)``) in ``baseline_dir``.
+    """
+
     # markers and profiles (analyze takes these too)
     profile: str = "auto"
     ready: Optional[str] = None

@@ -113,21 +113,15 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             signals=None, keep: Optional[Callable[[Kept], None]] = None,
             ready_hint_s: float = READY_HINT_S) -> tuple[dict, LaunchResult]:
     """Run the prepared command once; returns (record, launch result). Raises StartError (exit 127).
-
-    ``extra``: keys the caller knows about the run (cache state, environment, repeat index) that go into the
-    record, in the capture too. ``signals``: the session's ``SignalGuard`` (see ``launch``). ``keep``: called
-    with the run's ``Kept`` stream once the record is made. A ready marker not seen after ``ready_hint_s`` is
-    said on the ``phasewrap`` logger (``ReadyWaitHint``).
-    """
-    cfg = prep.config
-    run_id = run_id or new_run_id()
-    tracker = tracker_for(prep)
+    ``extra``: what the caller knows of the run (cache state, env, repeat index), into the record and the capture;
+    ``signals``: the session's ``SignalGuard``; ``keep``: gets the run's ``Kept`` stream once the record is made;
+    a ready marker not seen after ``ready_hint_s`` is said on the ``phasewrap`` logger (``ReadyWaitHint``)."""
+    cfg, run_id, tracker = prep.config, run_id or new_run_id(), tracker_for(prep)
     feeder = LineFeeder(prep.profile.framework if not prep.candidates else None)
     capture, capture_warning = _open_capture(cfg.capture_dir, run_id)
     request = None
-    own_control = None
-    if cfg.request is not None and control is None:
-        control = own_control = Control()
+    own_control = Control() if cfg.request is not None and control is None else None  # stopped when answered
+    control = control or own_control
 
     def on_boundary(name: str) -> None:
         nonlocal request
@@ -140,9 +134,7 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
 
     def on_start(pid: int, t0_ns: int, wall_t0_s: float) -> None:
         if capture is not None:
-            capture.header({"run_id": run_id, "t0_monotonic_ns": t0_ns, "wall_t0_s": wall_t0_s,
-                            "started_at": iso_utc(wall_t0_s), "command": list(cfg.command), "profile": prep.profile.name,
-                            "pty": cfg.pty, "pid": pid, "analysis": analysis_options(cfg)})
+            capture.header(_capture_header(prep, run_id, pid, t0_ns, wall_t0_s))
         for sampler in samplers:
             sampler.start(pid)
         if hint is not None:
@@ -151,7 +143,6 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
     opts = LaunchOptions(passthrough=not cfg.quiet, pty=cfg.pty, timeout_s=cfg.timeout_s, kill_grace_s=cfg.kill_grace_s,
                          drain_s=cfg.drain_s, env=cfg.env, out_fd=cfg.stdout_fd if out_fd is None else out_fd,
                          err_fd=err_fd)
-
     def on_line() -> None:  # a line ended during load: the samplers read their counters now, on their threads
         for sampler in samplers:
             sampler.notify("line")
@@ -169,18 +160,30 @@ def execute(prep: Prepared, *, samplers: Sequence = (), control: Optional[Contro
             os.unlink(capture.path)
         raise
     finally:
-        if hint is not None:
-            hint.stop()
-        for sampler in samplers:
-            sampler.notify("exit")
-            sampler.stop()
-        if own_control is not None:
-            own_control.close()
+        _after_launch(hint, samplers, own_control)
     record, samples = _record_of(prep, tracker, feeder, result, run_id, extra, request, samplers, capture,
                                  capture_warning, pipeline.watcher)
     if keep is not None:
         keep(Kept(run_id, result.t0_ns, kept_chunks, samples))
     return record, result
+
+
+def _capture_header(prep: Prepared, run_id: str, pid: int, t0_ns: int, wall_t0_s: float) -> dict:
+    cfg = prep.config
+    return {"run_id": run_id, "t0_monotonic_ns": t0_ns, "wall_t0_s": wall_t0_s, "started_at": iso_utc(wall_t0_s),
+            "command": list(cfg.command), "profile": prep.profile.name, "pty": cfg.pty, "pid": pid,
+            "analysis": analysis_options(cfg)}
+
+
+def _after_launch(hint, samplers: Sequence, own_control: Optional[Control]) -> None:
+    """Whatever the launch did: the wait hint, the samplers and the run's own control pipe are stopped."""
+    if hint is not None:
+        hint.stop()
+    for sampler in samplers:
+        sampler.notify("exit")
+        sampler.stop()
+    if own_control is not None:
+        own_control.close()
 
 
 def _record_of(prep: Prepared, tracker, feeder, result: LaunchResult, run_id: str, extra: Optional[dict], request,
