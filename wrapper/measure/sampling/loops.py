@@ -48,7 +48,47 @@ class ErrorLog:
         return {k: {"message": m, "count": self._count[k]} for k, m in self._first.items()}
 
 
-class ThreadedSampler:
+class _Sampler:
+    """What every sampler shares: its samples, its errors (logged once), why it is unavailable, an idempotent
+    ``stop`` (``_stop_work`` once; an exception there is an error, never the run's), and ``info``: name,
+    availability, interval, resolution and sample count, then ``_details()``, then the errors."""
+
+    name = "?"
+
+    def __init__(self, clock: Callable[[], int]):
+        self._clock = clock
+        self._samples: list[Sample] = []
+        self._errors = ErrorLog(self.name)
+        self._reason: Optional[str] = None
+        self._stopped = False
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            self._stop_work()
+        except Exception as e:
+            self._errors.record("stop", f"stop failed: {e!r}")
+
+    def samples(self) -> list[Sample]:
+        return list(self._samples)
+
+    def info(self) -> dict:
+        if self._reason is not None:
+            return {"name": self.name, "available": False, "reason": self._reason}
+        return {"name": self.name, "available": True, "reason": None, "interval_s": self.interval_s,
+                "resolution_s": self.resolution_s, "samples": len(self._samples), **self._details(),
+                "errors": self._errors.as_dict()}
+
+    def _stop_work(self) -> None:
+        raise NotImplementedError
+
+    def _details(self) -> dict:
+        return {}
+
+
+class ThreadedSampler(_Sampler):
     """Base of the in-process samplers: one daemon thread that ticks on absolute deadlines.
 
     A subclass sets ``name`` and implements ``_open(pid)`` (in ``start``; any exception there makes the
@@ -65,15 +105,11 @@ class ThreadedSampler:
     def __init__(self, interval_s: float, clock: Callable[[], int]):
         if not interval_s > 0:
             raise ValueError(f"interval_s: must be a positive number of seconds, got {interval_s!r}")
+        super().__init__(clock)
         self.interval_s = float(interval_s)
-        self._clock = clock
-        self._samples: list[Sample] = []
-        self._errors = ErrorLog(self.name)
-        self._reason: Optional[str] = None
         self._wake = threading.Event()
         self._boundaries: collections.deque[str] = collections.deque()
         self._stopping = False
-        self._stopped = False
         self._thread: Optional[threading.Thread] = None
         self._ticks = 0
         self._late_ticks = 0
@@ -103,42 +139,25 @@ class ThreadedSampler:
             self._boundaries.append(boundary)
             self._wake.set()
 
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        try:
-            if self._thread is not None:
-                self._stopping = True
-                self._wake.set()
-                self._thread.join(timeout=max(5.0, 10 * self.interval_s))
-                if self._thread.is_alive():
-                    self._errors.record("join", "sampling thread did not stop within its timeout; left behind")
-            self._close()
-        except Exception as e:
-            self._errors.record("stop", f"stop failed: {e!r}")
-
-    def samples(self) -> list[Sample]:
-        return list(self._samples)
+    def _stop_work(self) -> None:
+        if self._thread is not None:
+            self._stopping = True
+            self._wake.set()
+            self._thread.join(timeout=max(5.0, 10 * self.interval_s))
+            if self._thread.is_alive():
+                self._errors.record("join", "sampling thread did not stop within its timeout; left behind")
+        self._close()
 
     def info(self) -> dict:
-        if self._reason is not None:
-            return {"name": self.name, "available": False, "reason": self._reason}
-        info = {
-            "name": self.name,
-            "available": True,
-            "reason": None,
-            "interval_s": self.interval_s,
-            "resolution_s": self.resolution_s,
-            "samples": len(self._samples),
-            "ticks": self._ticks,
-            "late_ticks": self._late_ticks,
-            "tick_cpu_us_mean": round(self._tick_cpu_ns / self._ticks / 1e3, 1) if self._ticks else None,
-            "boundary_readings": self.wants_boundaries,
-            "errors": self._errors.as_dict(),
-        }
-        info.update(self._extra_info())
+        info = super().info()
+        if info["available"]:
+            info.update(self._extra_info())
         return info
+
+    def _details(self) -> dict:
+        return {"ticks": self._ticks, "late_ticks": self._late_ticks,
+                "tick_cpu_us_mean": round(self._tick_cpu_ns / self._ticks / 1e3, 1) if self._ticks else None,
+                "boundary_readings": self.wants_boundaries}
 
     # -- subclass hooks --------------------------------------------------------------------------
     def _open(self, pid: int) -> None:
@@ -214,7 +233,7 @@ def parse_all(parser: LineParser, lines: Iterable[str]) -> list[Sample]:
     return out
 
 
-class CommandSampler:
+class CommandSampler(_Sampler):
     """Base of the samplers that run a monitoring tool and parse its lines as they arrive.
 
     A subclass sets ``name``, ``tool`` (the executable looked up on PATH, found at ``self._exe``) and
@@ -230,10 +249,7 @@ class CommandSampler:
     resolution_s = 1.0
 
     def __init__(self, clock: Callable[[], int], which: Callable[[str], Optional[str]]):
-        self._clock = clock
-        self._samples: list[Sample] = []
-        self._errors = ErrorLog(self.name)
-        self._reason: Optional[str] = None
+        super().__init__(clock)
         self._exe = which(self.tool)
         if self._exe is None:
             self._reason = f"{self.tool}: not on PATH"
@@ -241,7 +257,6 @@ class CommandSampler:
         self._reader: Optional[threading.Thread] = None
         self._stderr = None
         self._signalled = False
-        self._stopped = False
         self._lines = 0
         self._parse_cpu_ns = 0
         self._argv_used: Optional[list[str]] = None
@@ -277,35 +292,14 @@ class CommandSampler:
     def notify(self, boundary: str) -> None:
         pass  # the tool runs on its own 1 s grid; boundaries add nothing
 
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        try:
-            self._stop_tool()
-        except Exception as e:
-            self._errors.record("stop", f"stop failed: {e!r}")
+    def _stop_work(self) -> None:
+        self._stop_tool()
 
-    def samples(self) -> list[Sample]:
-        return list(self._samples)
-
-    def info(self) -> dict:
-        if self._reason is not None:
-            return {"name": self.name, "available": False, "reason": self._reason}
-        return {
-            "name": self.name,
-            "available": True,
-            "reason": None,
-            "interval_s": self.interval_s,
-            "resolution_s": self.resolution_s,
-            "samples": len(self._samples),
-            "command": self._argv_used,
-            "returncode": self._proc.returncode if self._proc is not None else None,
-            "lines": self._lines,
-            "lines_skipped": self._line_parser.skipped if self._line_parser is not None else 0,
-            "parse_cpu_us_per_line": round(self._parse_cpu_ns / self._lines / 1e3, 1) if self._lines else None,
-            "errors": self._errors.as_dict(),
-        }
+    def _details(self) -> dict:
+        return {"command": self._argv_used, "returncode": self._proc.returncode if self._proc is not None else None,
+                "lines": self._lines,
+                "lines_skipped": self._line_parser.skipped if self._line_parser is not None else 0,
+                "parse_cpu_us_per_line": round(self._parse_cpu_ns / self._lines / 1e3, 1) if self._lines else None}
 
     # -- subclass hooks --------------------------------------------------------------------------
     def _argv(self, pid: int) -> list[str]:
