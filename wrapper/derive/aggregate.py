@@ -8,7 +8,7 @@ from bisect import bisect_left, bisect_right
 from typing import Iterable, Mapping, Optional
 
 from . import energy as _energy
-from ..model.events import Sample
+from ..model.events import CPU_SOURCES, GPU_SOURCES, Sample
 
 KEYS = (
     "gpu_util_mean", "gpu_util_max", "vram_used_peak_mib", "vram_total_mib", "proc_vram_peak_mib",
@@ -18,8 +18,6 @@ KEYS = (
 )
 
 # Where a metric may come from, best first; one source per metric, never a mix of two.
-_GPU_SOURCES = ("nvml", "query-gpu", "dmon")
-_CPU_SOURCES = ("psutil", "pidstat")
 
 # How soon after a bound a boundary reading comes (NVML's energy read alone takes ~4 ms).
 _BOUNDARY_SLACK_NS = 50_000_000
@@ -188,7 +186,7 @@ def _energy_j(table: _Table, w: _Window,
     """(joules, energy_source, energy_approximate) of a window: the energy counter's difference where a GPU sampler
     read one (approximate when the window is shorter than two of its update periods), else the integral of the
     power samples (approximate with fewer than 2 samples inside the window)."""
-    src, series = table.pick("energy_mj", _GPU_SOURCES, gpu=True)
+    src, series = table.pick("energy_mj", GPU_SOURCES, gpu=True)
     if src is not None:
         w._use(src)
         slack_ns = _BOUNDARY_SLACK_NS if src in table.boundary_sources else 0
@@ -203,7 +201,7 @@ def _energy_j(table: _Table, w: _Window,
         if period_s is None:  # update period unknown: the window's own approximate flag is all there is
             return energy_mj / 1000, _energy.COUNTER, w.approximate
         return energy_mj / 1000, _energy.COUNTER, w.end - w.start < 2 * period_s * 1e9
-    src, series = table.pick("power_w", _GPU_SOURCES, gpu=True)
+    src, series = table.pick("power_w", GPU_SOURCES, gpu=True)
     if src is None:
         return None, None, None
     w._use(src)
@@ -226,18 +224,18 @@ def _window(table: _Table, start: Optional[int], end: Optional[int], resolution_
         return {**dict.fromkeys(KEYS), "reason": "the window ends before it starts"}
     w = _Window(table, start, end, resolution_s)
 
-    util = w.gauge("gpu_util_pct", _GPU_SOURCES, gpu=True)
-    vram = w.gauge("vram_used_mib", _GPU_SOURCES, gpu=True)
-    proc_vram = w.gauge("proc_vram_mib", _GPU_SOURCES, gpu=True)
-    power = w.gauge("power_w", _GPU_SOURCES, gpu=True)
+    util = w.gauge("gpu_util_pct", GPU_SOURCES, gpu=True)
+    vram = w.gauge("vram_used_mib", GPU_SOURCES, gpu=True)
+    proc_vram = w.gauge("proc_vram_mib", GPU_SOURCES, gpu=True)
+    power = w.gauge("power_w", GPU_SOURCES, gpu=True)
     energy_j, energy_source, energy_approximate = _energy_j(table, w, periods)
-    cpu = w.gauge("cpu_pct", _CPU_SOURCES)
-    busiest = w.gauge("busiest_thread_pct", _CPU_SOURCES)
-    rss = w.gauge("rss_mib", _CPU_SOURCES)
-    read = w.counter("disk_read_bytes_total", _CPU_SOURCES)
-    write = w.counter("disk_write_bytes_total", _CPU_SOURCES)
-    faults = w.counter("major_faults_total", _CPU_SOURCES)
-    _, totals = table.pick("vram_total_mib", _GPU_SOURCES, gpu=True)
+    cpu = w.gauge("cpu_pct", CPU_SOURCES)
+    busiest = w.gauge("busiest_thread_pct", CPU_SOURCES)
+    rss = w.gauge("rss_mib", CPU_SOURCES)
+    read = w.counter("disk_read_bytes_total", CPU_SOURCES)
+    write = w.counter("disk_write_bytes_total", CPU_SOURCES)
+    faults = w.counter("major_faults_total", CPU_SOURCES)
+    _, totals = table.pick("vram_total_mib", GPU_SOURCES, gpu=True)
 
     flat_util = [v for dev in util for v in dev] if util else None
     flat_cpu = [v for dev in cpu for v in dev] if cpu else None

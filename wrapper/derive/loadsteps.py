@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from .aggregate import aggregate, reading_index
 from ..core.safe import strip_ansi
-from ..model.events import Chunk, Marker, Sample
+from ..model.events import CPU_SOURCES, Chunk, GPU_SOURCES, Marker, Sample
 
 MIN_STEP_S = 0.020  # a step shorter than max(this, MIN_STEP_SHARE × load) merges into the next one
 MIN_STEP_SHARE = 0.01
@@ -35,8 +35,6 @@ RESERVED_MARKS = ("ready", "first_token", "last_token", "request_sent")
 # How soon after a boundary its reading comes (the sampler thread wakes, reads /proc and NVML).
 _BOUNDARY_SLACK_NS = 50_000_000
 _MIB = 1048576
-_CPU_SOURCES = ("psutil", "pidstat")
-_GPU_SOURCES = ("nvml", "query-gpu", "dmon")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _BAR = re.compile(r"\|[^|]*\|.*$")  # a tqdm bar and its counters after the percentage
 # A line that reports work done names the step it closes; one that announces work names the step it opens.
@@ -347,8 +345,8 @@ def figures(steps: Sequence[Step], samples: Sequence[Sample], infos: Sequence[di
     series = _Series(samples)
     usable = {i["name"]: i for i in infos if i.get("available") and "name" in i}
     boundary_slack = {name: (_BOUNDARY_SLACK_NS if info.get("boundary_readings") else 0) for name, info in usable.items()}
-    cpu_src, _ = series.pick("cpu_pct", _CPU_SOURCES)
-    gpu_src, _ = series.pick("vram_used_mib", _GPU_SOURCES)
+    cpu_src, _ = series.pick("cpu_pct", CPU_SOURCES)
+    gpu_src, _ = series.pick("vram_used_mib", GPU_SOURCES)
     resolution = max((usable[s].get("resolution_s") or 0 for s in (cpu_src, gpu_src) if s in usable), default=None)
     out = []
     for i, step in enumerate(steps):
@@ -369,8 +367,8 @@ def figures(steps: Sequence[Step], samples: Sequence[Sample], infos: Sequence[di
         demand_each = series.between("busiest_thread_demand_s", ("psutil",), *span)
         demand_pct = max(demand_each) / dur_s * 100 if demand_each and dur_s > 0 else None
         cpu_pct = cpu_s / dur_s * 100 if cpu_s is not None and dur_s > 0 else a["cpu_pct_mean"]
-        rss = series.change("rss_mib", _CPU_SOURCES, step.start_ns, step.end_ns, 0)
-        vram = series.change("vram_used_mib", _GPU_SOURCES, step.start_ns, step.end_ns, 0)
+        rss = series.change("rss_mib", CPU_SOURCES, step.start_ns, step.end_ns, 0)
+        vram = series.change("vram_used_mib", GPU_SOURCES, step.start_ns, step.end_ns, 0)
         read = None if read_b is None else read_b / _MIB
         out.append({
             "disk_read_mib": _r(read),

@@ -12,6 +12,9 @@ OUT = "out"
 ERR = "err"
 STREAMS = (OUT, ERR)
 ANY = "any"  # a marker that matches on either stream
+# the samplers' sources, in the order a figure is taken from when several gave it
+GPU_SOURCES = ("nvml", "query-gpu", "dmon")
+CPU_SOURCES = ("psutil", "pidstat")
 STREAM_NAMES = {OUT: "stdout", ERR: "stderr", ANY: "stdout or stderr", "http": "the --request response"}
 
 
