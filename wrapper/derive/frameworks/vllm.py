@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from . import routes, serving_bench
+from . import serving_bench
 from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
