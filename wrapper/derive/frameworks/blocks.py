@@ -41,11 +41,9 @@ def line_cut(block: bytes) -> int:
 
 def available() -> bool:
     """Whether the block prefilter can be used (google-re2 is installed)."""
-    try:
-        import re2  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("re2") is not None
 
 
 @functools.lru_cache(maxsize=1)
