@@ -141,3 +141,19 @@ def test_key_value_lines_go_durations_and_units_named_by_the_key():
     assert got["total scheduled tokens"] == (8192, None)
     assert got["forward ms"] == (456.98, "ms") and got["logits ms"] == (0.48, "ms")
     assert "num reqs" not in got and "ChunkedPrefill num reqs" not in got
+
+
+def test_every_self_name_pattern_is_behind_one_of_its_words():
+    import re
+
+    from wrapper.derive.frameworks.routes import SELF_NAME_WORDS, SELF_NAMES
+
+    samples = {"ktransformers": "ktransformers", "text-embeddings-inference": "text_embeddings_router",
+               "mistral.rs": "mistralrs_core::", "candle-vllm": "candle-vllm", "vllm.rs": "vllm.rs",
+               "vllm-mlx": "vllm-mlx", "lmdeploy": "lmdeploy", "exllamav2": "exllamav2", "aphrodite-engine": "aphrodite",
+               "mlc-llm": "mlc_llm", "onnxruntime-genai": "onnxruntime-genai", "openvino-genai": "OpenVINO GenAI",
+               "lightllm": "lightllm", "xinference": "xinference", "localai": "LocalAI", "llamafile": "llamafile"}
+    for pattern, name in SELF_NAMES:
+        hit = re.search(pattern, f"INFO {samples[name]} started")
+        assert hit is not None, name
+        assert any(word in hit.group().lower() for word in SELF_NAME_WORDS), name

@@ -392,20 +392,33 @@ def _flat(obj: dict, prefix: str = "", depth: int = 0):
             yield from _flat(value, name + ".", depth + 1)
 
 
+SELF_NAME_LINES = 2000  # a banner or a logger's name shows in a log's first lines, or not at all
+SELF_NAME_CHARS = 512   # ... and near the start of its line: a 4 KiB line of output is not searched whole
+
+
 class SelfName:
-    """The name a log prints about itself (``routes.SELF_NAMES``): the first found, searched until one is."""
+    """The name a log prints about itself (``routes.SELF_NAMES``): the first found, searched in the log's first
+    ``SELF_NAME_LINES`` lines (their first ``SELF_NAME_CHARS`` characters) until one is. Bounded, because a live
+    run feeds every line it prints through here."""
 
     def __init__(self) -> None:
-        from .routes import SELF_NAMES
+        from .routes import SELF_NAME_WORDS, SELF_NAMES
 
         self._search = re.compile("|".join(f"({rx})" for rx, _ in SELF_NAMES)).search
+        self._words = SELF_NAME_WORDS
         self._names = [name for _, name in SELF_NAMES]
+        self._left = SELF_NAME_LINES
         self.name: Optional[str] = None
 
     def feed(self, line: str) -> None:
-        """One raw line; once a name is found, later lines are not searched."""
-        if self.name is None:
-            m = self._search(line)
+        """One raw line; once a name is found (or the first lines are past), later lines are not searched."""
+        if self.name is None and self._left > 0:
+            self._left -= 1
+            head = line[:SELF_NAME_CHARS]
+            low = head.lower()
+            if not any(word in low for word in self._words):
+                return
+            m = self._search(head)
             if m is not None:
                 self.name = self._names[m.lastindex - 1]
 

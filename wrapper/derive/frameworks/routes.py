@@ -186,3 +186,7 @@ SELF_NAMES = (
     (r"\bLocalAI\b|\blocal-ai\b", "localai"),
     (r"\bllamafile\b", "llamafile"),
 )
+# Every SELF_NAMES pattern matches text holding one of these (lower-cased): a cheap test before the regexes.
+SELF_NAME_WORDS = ("ktransformers", "text_embeddings", "text-embeddings", "mistral", "candle", "vllm", "lmdeploy",
+                   "exllamav2", "aphrodite", "mlc", "onnxruntime", "openvino", "lightllm", "xinference", "localai",
+                   "local-ai", "llamafile")
