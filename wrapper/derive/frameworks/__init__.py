@@ -284,7 +284,7 @@ class StreamParser:
             self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            if self._reading_figures() and self._figure_gate(line) is not None:
+            if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
                 self._figures.feed(_strip_text(line))
             return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
@@ -311,7 +311,7 @@ class StreamParser:
         raw = line.rstrip("\r\n")
         routed = any(t is not _WARN for t in targets)
         # A routed line's figures are dropped in a claimed log (its family read the line): not worth reading.
-        if not (routed and self._claimed) and self._reading_figures() and self._figure_gate(line) is not None:
+        if not (routed and self._claimed) and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
             self._figures.feed(text, routed=routed)
         warn = detected = False
         for target in targets:

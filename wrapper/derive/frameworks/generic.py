@@ -90,6 +90,7 @@ _GROUP_MARK = re.compile(r"\)\s*:\s*[A-Za-z]")
 _GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
 _GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
+GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
 GATE = re.compile(r"\d\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)(?![A-Za-z])"
                   r"|token|\||_(?:ms|s|tps|per_second)\"")
 _CELL_UNIT = re.compile(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
