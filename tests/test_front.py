@@ -302,3 +302,24 @@ def test_bash_completion_completes_subcommands_options_and_choices(tmp):
     assert complete("run", "--jso") == ["--jsonl"]
     assert set(complete("run", "--format", "j")) == {"json", "jsonl"}
     assert complete("run", "--", "lla") == []  # the wrapped command: left to the shell's default
+
+
+def test_the_summary_table_is_tabulate_s_simple_format_without_importing_it():
+    import random
+    import string
+
+    from tabulate import tabulate
+
+    from wrapper.present.style import simple_table
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        ncol, nrow = rng.randint(1, 8), rng.randint(0, 6)
+
+        def cell():
+            return "".join(rng.choice(string.ascii_letters + string.digits + " .%*-/") for _ in range(rng.randint(0, 12)))
+        headers = [cell() for _ in range(ncol)]
+        rows = [[cell() for _ in range(ncol)] for _ in range(nrow)]
+        assert simple_table(rows, headers) == tabulate(rows, headers=headers, disable_numparse=True)
+    wide = [["décode", "0.5"]]  # not plain ASCII: tabulate itself, with its character widths
+    assert simple_table(wide, ["phase", "s"]) == tabulate(wide, headers=["phase", "s"], disable_numparse=True)

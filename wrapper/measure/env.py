@@ -146,52 +146,27 @@ def gpu_info(nvml_module=None) -> dict:
     """
     out = {"gpus": [], "gpu_count": None, "gpu_driver": None, "cuda_version": None, "gpu_reason": None,
            "unavailable": {}}
-    nv, reason = _nvml_opened(nvml_module)
-    if nv is None:
-        out["gpu_reason"] = reason
-        return out
-    nvml = _nvml._Nvml(nv, _nvml.ErrorLog("env"))
+    with _nvml.session(nvml_module, log=False) as (nvml, reason):
+        if nvml is None:
+            out["gpu_reason"] = reason
+            return out
 
-    def call(key: str, func: str, *args):
-        value = nvml.call(func, *args, gpu=key, log=False)
-        if value is None:
-            out["unavailable"][key] = f"NVML {nvml.last_error}"
-        return value
+        def call(key: str, func: str, *args):
+            value = nvml.call(func, *args, gpu=key, log=False)
+            if value is None:
+                out["unavailable"][key] = f"NVML {nvml.last_error}"
+            return value
 
-    try:
         _system_info(out, call)
         for i in range(out["gpu_count"] or 0):
             gpu = _device_info(i, call)
             if gpu is not None:
                 out["gpus"].append(gpu)
-        if out["gpu_count"] is None:
-            out["gpu_reason"] = out["unavailable"]["gpu_count"]
-        elif out["gpu_count"] == 0:
-            out["gpu_reason"] = "NVML sees no GPU"
-    finally:
-        try:
-            nv.nvmlShutdown()
-        except Exception:
-            pass  # shutting down a session that works changes no figure
+    if out["gpu_count"] is None:
+        out["gpu_reason"] = out["unavailable"]["gpu_count"]
+    elif out["gpu_count"] == 0:
+        out["gpu_reason"] = "NVML sees no GPU"
     return out
-
-
-def _nvml_opened(nvml_module) -> tuple:
-    """(an initialised NVML module, None), or (None, why there is none)."""
-    nv = nvml_module
-    if nv is None and _nvml.no_driver_here():
-        return None, _nvml.NOT_FOUND
-    if nv is None:
-        try:
-            import pynvml as nv
-        except ImportError:
-            return None, "NVML: nvidia-ml-py is not installed (pip install nvidia-ml-py)"
-    try:
-        nv.nvmlInit()
-    except Exception as e:
-        not_found = getattr(e, "value", None) == getattr(nv, "NVML_ERROR_LIBRARY_NOT_FOUND", object())
-        return None, _nvml.NOT_FOUND if not_found else f"NVML: init failed: {e}"
-    return nv, None
 
 
 def _system_info(out: dict, call) -> None:

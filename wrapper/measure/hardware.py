@@ -22,7 +22,6 @@ import json
 import mmap
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -105,7 +104,7 @@ def _driver_gpus(proc_root: str = "/proc") -> list:
 
 def identity(proc_root: str = "/proc") -> dict:
     """What the cache is keyed by: host name, CPU model, the driver's GPUs."""
-    return {"host": socket.gethostname(), "cpu": _cpu_model(proc_root), "gpus": _driver_gpus(proc_root)}
+    return {"host": os.uname().nodename, "cpu": _cpu_model(proc_root), "gpus": _driver_gpus(proc_root)}
 
 
 def _figure(gbps: Optional[float], source: Optional[str], reason: Optional[str] = None) -> dict:

@@ -14,6 +14,7 @@ a read every 5 ms for at most 0.5 s) and reported in ``info()``. PCIe throughput
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -330,71 +331,86 @@ def _text(value) -> Optional[str]:
     return value
 
 
+@contextlib.contextmanager
+def session(nvml_module=None, log: bool = True):
+    """NVML opened for one query behind the choke point, shut down after: yields ``(_Nvml, None)``, or
+    ``(None, why)`` when NVML can't start (no driver, no nvidia-ml-py, init failed). ``log``: driver errors are
+    logged once (False: a probe, whose failures only leave figures None)."""
+    try:
+        module = _load(nvml_module)
+    except SamplerUnavailable as e:
+        yield None, str(e)
+        return
+    try:
+        module.nvmlInit()
+    except Exception as e:
+        yield None, _init_reason(module, e)
+        return
+    nvml = _Nvml(module, ErrorLog("nvml"))
+    try:
+        yield nvml, None
+    finally:
+        nvml.call("nvmlShutdown", log=log)
+
+
 def busy_gpu_processes(nvml_module=None) -> Optional[list[dict]]:
     """Processes holding GPU memory right now, for an idle-GPU check before launch.
 
     Returns ``[{"device": "gpu0", "pid": 789, "name": "python3" or None, "vram_mib": 4334.0 or None}]``
     (empty when every GPU is idle), or ``None`` when NVML cannot tell.
     """
-    try:
-        module = _load(nvml_module)
-        module.nvmlInit()
-    except Exception:
-        return None
-    nvml = _Nvml(module, ErrorLog("nvml"))
-    try:
-        count = nvml.call("nvmlDeviceGetCount")
-        if count is None:
-            return None
-        found = []
-        for i in range(count):
-            gpu = f"gpu{i}"
-            handle = nvml.call("nvmlDeviceGetHandleByIndex", i, gpu=gpu)
-            procs = None if handle is None else nvml.call("nvmlDeviceGetComputeRunningProcesses", handle, gpu=gpu)
-            if procs is None:
-                return None
-            for p in procs:
-                import psutil  # only when there is something to name: it costs ~20 ms of start-up
+    with session(nvml_module) as (nvml, _why):
+        return None if nvml is None else _busy(nvml)
 
-                try:
-                    name = psutil.Process(p.pid).name()
-                except psutil.Error:
-                    name = None  # another PID namespace, or already gone
-                vram = None if p.usedGpuMemory is None else p.usedGpuMemory / _MIB
-                found.append({"device": gpu, "pid": p.pid, "name": name, "vram_mib": vram})
-        return found
-    finally:
-        nvml.call("nvmlShutdown")
+
+def _busy(nvml: _Nvml) -> Optional[list[dict]]:
+    count = nvml.call("nvmlDeviceGetCount")
+    if count is None:
+        return None
+    found = []
+    for i in range(count):
+        gpu = f"gpu{i}"
+        handle = nvml.call("nvmlDeviceGetHandleByIndex", i, gpu=gpu)
+        procs = None if handle is None else nvml.call("nvmlDeviceGetComputeRunningProcesses", handle, gpu=gpu)
+        if procs is None:
+            return None
+        for p in procs:
+            import psutil  # only when there is something to name: it costs ~20 ms of start-up
+
+            try:
+                name = psutil.Process(p.pid).name()
+            except psutil.Error:
+                name = None  # another PID namespace, or already gone
+            vram = None if p.usedGpuMemory is None else p.usedGpuMemory / _MIB
+            found.append({"device": gpu, "pid": p.pid, "name": name, "vram_mib": vram})
+    return found
 
 
 def gpu_links(nvml_module=None) -> Optional[list[dict]]:
     """Each GPU's memory and PCIe link for the hardware peaks: ``[{"device", "name", "uuid", "mem_clock_max_mhz",
     "bus_width_bits", "pcie_max": (gen, width), "pcie_current": (gen, width)}]`` (a value NVML can't give is
     None); ``None`` when NVML is not available."""
-    try:
-        module = _load(nvml_module)
-        module.nvmlInit()
-    except Exception:
-        return None
-    nvml = _Nvml(module, ErrorLog("nvml"))
-    try:
-        found = []
-        for i in range(nvml.call("nvmlDeviceGetCount") or 0):
-            gpu = f"gpu{i}"
-            h = nvml.call("nvmlDeviceGetHandleByIndex", i, gpu=gpu)
-            if h is None:
-                continue
+    with session(nvml_module) as (nvml, _why):
+        return None if nvml is None else _links(nvml)
 
-            def q(func, *args, h=h, gpu=gpu):  # a probe: a missing function just leaves its figure None
-                return nvml.call(func, h, *args, gpu=gpu, log=False)
 
-            found.append({
-                "device": gpu, "name": _text(q("nvmlDeviceGetName")), "uuid": _text(q("nvmlDeviceGetUUID")),
-                "mem_clock_max_mhz": q("nvmlDeviceGetMaxClockInfo", getattr(module, "NVML_CLOCK_MEM", 2)),
-                "bus_width_bits": q("nvmlDeviceGetMemoryBusWidth"),
-                "pcie_max": (q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetMaxPcieLinkWidth")),
-                "pcie_current": (q("nvmlDeviceGetCurrPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")),
-            })
-        return found
-    finally:
-        nvml.call("nvmlShutdown")
+def _links(nvml: _Nvml) -> list[dict]:
+    found = []
+    for i in range(nvml.call("nvmlDeviceGetCount") or 0):
+        gpu = f"gpu{i}"
+        h = nvml.call("nvmlDeviceGetHandleByIndex", i, gpu=gpu)
+        if h is None:
+            continue
+
+        def q(func, *args, h=h, gpu=gpu):  # a probe: a missing function just leaves its figure None
+            return nvml.call(func, h, *args, gpu=gpu, log=False)
+
+        found.append({
+            "device": gpu, "name": _text(q("nvmlDeviceGetName")), "uuid": _text(q("nvmlDeviceGetUUID")),
+            "mem_clock_max_mhz": q("nvmlDeviceGetMaxClockInfo", getattr(nvml.m, "NVML_CLOCK_MEM", 2)),
+            "bus_width_bits": q("nvmlDeviceGetMemoryBusWidth"),
+            "pcie_max": (q("nvmlDeviceGetMaxPcieLinkGeneration"), q("nvmlDeviceGetMaxPcieLinkWidth")),
+            "pcie_current": (q("nvmlDeviceGetCurrPcieLinkGeneration"), q("nvmlDeviceGetCurrPcieLinkWidth")),
+        })
+    return found
+

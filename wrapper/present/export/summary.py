@@ -7,7 +7,7 @@ from ...derive import energy, gaps, limits, loadsteps, reasoning
 from ...derive.record import dominant_phase, unmeasured_share
 from ...model import phases as phase_table
 from ...model.accessors import is_buffered
-from ..style import wrap
+from ..style import simple_table, wrap
 
 PHASE_ROWS = tuple((p.name, p.key) for p in phase_table.PHASES)
 RESOURCE_COLUMNS = (
@@ -57,8 +57,6 @@ def phase_bar(record: dict) -> Optional[str]:
 
 def _phase_table(phases: dict, resources: dict) -> list:
     """The phase × resource table, and a line saying what its short resource headers mean."""
-    from tabulate import tabulate  # imported here: it costs ~50 ms of start-up that --format json never needs
-
     total = phases.get("total_s")
     res_cols = [c for c in RESOURCE_COLUMNS if any((resources.get(p) or {}).get(c[1]) is not None
                                                     for p, _ in PHASE_ROWS)]
@@ -71,8 +69,7 @@ def _phase_table(phases: dict, resources: dict) -> list:
         rows.append([name, seconds, share] + [_fmt(per_phase.get(k), p) for _, k, p in res_cols])
     short = [SHORT_HEADERS[c[1]] for c in res_cols]
     meanings = [f"{header}: {meaning}" for header, meaning in short if meaning]
-    table = tabulate(rows, headers=["phase", "seconds", "share"] + [header for header, _ in short],
-                     disable_numparse=True)
+    table = simple_table(rows, ["phase", "seconds", "share"] + [header for header, _ in short])
     return [table] + ([" · ".join(meanings)] if meanings else [])
 
 
