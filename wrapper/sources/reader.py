@@ -11,7 +11,8 @@ subfolders), in name order. A file is one of ``KINDS``, told from its first line
 - ``log``      anything else: a console log, timed or not (``analyze`` reads it). A ``*.jsonl``/``*.json``
   file that is none of the others is read as records (and its bad lines named).
 
-A run met twice (its capture and its JSONL record, in one folder) is one run: the first met is kept.
+A run met twice (its capture and its JSONL record, in one folder) is one run: the first met is kept. A folder's
+runs come in launch order (start time, then the monotonic launch instant): run ids order them only to the second.
 """
 from __future__ import annotations
 
@@ -126,10 +127,10 @@ def records(paths: Sequence[str], analyze: Optional[Callable[[str], list]] = Non
     if on_skip is None:
         on_skip = _warn_skipped
     out, seen = [], set()
-    for path in expand(paths):
-        found, skipped = read(path, analyze)
-        for number, why in skipped:
-            on_skip(path, number, why)
+    for given in paths:
+        found = _read_all(expand([given]), analyze, on_skip)
+        if os.fspath(given) != STDIN and os.path.isdir(given):
+            found.sort(key=_launch_order)  # file names order runs only to the second: a folder's runs by launch
         for record in found:
             run_id = record.get("run_id") if isinstance(record, dict) else None
             if run_id is not None:
@@ -138,6 +139,24 @@ def records(paths: Sequence[str], analyze: Optional[Callable[[str], list]] = Non
                 seen.add(run_id)
             out.append(record)
     return out
+
+
+def _read_all(files: list, analyze: Callable[[str], list], on_skip: Callable[[str, int, str], None]) -> list:
+    found = []
+    for path in files:
+        records, skipped = read(path, analyze)
+        for number, why in skipped:
+            on_skip(path, number, why)
+        found += records
+    return found
+
+
+def _launch_order(record) -> tuple:
+    """(start time, monotonic t0): runs of one host in the order they were launched (unknowns first, stable)."""
+    if not isinstance(record, dict):
+        return ("", 0)
+    t0 = record.get("t0_monotonic_ns")
+    return (str(record.get("started_at") or ""), t0 if isinstance(t0, int) else 0)
 
 
 def records_of_analysis(path: str) -> list:
