@@ -301,3 +301,12 @@ def test_a_timed_log_streams_and_counts_what_it_did_not_read(tmp_path):
                     break
         assert on_disk.rest() == in_memory.rest()
     assert FileLines(str(path)).count() == len(lines)
+
+
+def test_jsonl_gives_the_records_of_json_one_a_line():
+    logs = [fixture("logs", n) for n in sorted(os.listdir(fixture("logs")))[:6]]
+    want = _analyze_json(logs)
+    proc = run_phasewrap(["analyze", "--format", "jsonl", *logs])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == len(want) > 1 and [json.loads(line) for line in lines] == want

@@ -57,3 +57,61 @@ def test_progress_redrawn_with_cr_alone_is_cut_between_its_lines():
     data = bar + b"CtxLimit:64/4096, Process:0.52s (1.2ms/T), Generate:10.20s (2.5ms/T), Total:10.72s\n"
     assert blocks.line_cut(b"a\r\nb") == 3 and blocks.line_cut(b"a\rb") == 2 and blocks.line_cut(b"ab\r") == 0
     assert _by_blocks(data, 1 << 20, use_prefilter=blocks.available()) == _by_lines(data)
+
+
+@pytest.mark.parametrize("name", LOGS[::7])
+def test_reading_a_file_into_one_buffer_gives_what_feeding_its_reads_gives(name, monkeypatch):
+    import io
+
+    with open(fixture("logs", name), "rb") as fh:
+        data = fh.read()
+    monkeypatch.setattr(blocks, "HEAD_BYTES", 256)
+    parser = frameworks.new_parser()
+    feeder = blocks.BlockFeeder(parser)
+    for _ in feeder.read(io.BytesIO(data + data), block_bytes=1021):
+        pass
+    feeder.close()
+    assert parser.results() == _by_lines(data + data)
+
+
+def test_a_line_longer_than_the_limit_is_cut_alike_by_both_readers(monkeypatch):
+    import io
+
+    monkeypatch.setattr(blocks, "MAX_LINE_BYTES", 5000)
+    data = b"x" * 12000 + b" eval time = 5.0 ms\n" + b"llama_perf_context_print:        eval time =  458.31 ms /  10 runs\n"
+    fed = []
+    for read in (False, True):
+        parser = frameworks.new_parser()
+        feeder = blocks.BlockFeeder(parser)
+        lines = []
+        monkeypatch.setattr(parser, "feed_line", lines.append)
+        if read:
+            for _ in feeder.read(io.BytesIO(data), block_bytes=3000):
+                pass
+        else:
+            for i in range(0, len(data), 3000):
+                feeder.feed(data[i:i + 3000])
+        feeder.close()
+        fed.append(lines)
+    assert fed[0] == fed[1] and len(fed[0][0]) < 12000
+
+
+@pytest.mark.skipif(not blocks.available(), reason="google-re2 is not installed (the fast extra)")
+def test_the_warning_phrases_prefilter_finds_every_line_that_states_a_warning():
+    """The block prefilter looks for the phrases, not warn_rules.KEYS: every corpus line (and every phrase in
+    other capitalisations) that classify gives a kind for is found."""
+    import re2
+
+    from wrapper.derive.frameworks import prefixes, warn_rules
+
+    search = re2.compile(warn_rules.prefilter_pattern()).search
+    lines = [line for name in LOGS for line in open(fixture("logs", name), encoding="utf-8",
+                                                    errors="surrogateescape").read().splitlines()]
+    phrases = warn_rules._OOM + warn_rules._CPU_FALLBACK + warn_rules._OFFLOAD_CPU
+    lines += [f"x {p.upper()} y" for p in phrases] + [f"{p.title()}!" for p in phrases]
+    lines += ["tensor t cannot be used with preferred buffer type CUDA_Host, using CPU instead",
+              "got OOM here", "layer 3 but Flash Attention is assigned to device CPU"]
+    stated = [line for line in lines if warn_rules.classify(prefixes.strip_text(line)) is not None]
+    assert len(stated) > 60
+    missed = [line for line in stated if search(line.encode("utf-8", "surrogateescape")) is None]
+    assert missed == []

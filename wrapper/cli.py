@@ -313,8 +313,9 @@ def _add_analyze(sub) -> None:
                          "--query-gpu q.csv\n  phasewrap analyze --format csv server.log")
     _add_marker_options(ana)
     ana.add_argument("files", nargs="+", metavar="FILE", help="capture files or directories, logs, .cast files")
-    ana.add_argument("--format", choices=("table", "json", "csv"), default="table",
-                     help="table (default), json (an array of records) or csv (the measurement-log columns)")
+    ana.add_argument("--format", choices=("table", "json", "jsonl", "csv"), default="table",
+                     help="table (default), json (an array of records), jsonl (one record a line, as each is made: "
+                     "the fastest for a long log) or csv (the measurement-log columns)")
     ana.add_argument("--framework", metavar="NAME", help="parse framework figures as this family (default: detect)")
     side = ana.add_argument_group("side files, aligned by wall-clock time")
     side.add_argument("--dmon", metavar="FILE", type=validate.input_file("--dmon"), help="`nvidia-smi dmon -o DT` output recorded beside the run")
@@ -615,6 +616,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return 0
     if args.format == "json":
         pieces = jsonl.pretty_stream(records)
+    elif args.format == "jsonl":
+        pieces = (jsonl.line(r) for r in records)
     else:
         columns, colour = style.width(1), style.colour_on(sys.stdout)
         pieces = (style.paint(summary.render(r, columns), colour) for r in records)

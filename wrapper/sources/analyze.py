@@ -541,11 +541,11 @@ def _parsed_blocks(lines, parser) -> Iterator[list]:
     from ..derive.frameworks.blocks import BlockFeeder
 
     feeder = BlockFeeder(parser)
-    for block in lines.blocks():
-        feeder.feed(block)
-        handed = parser.pop_finished()
-        if handed:
-            yield handed
+    with open(lines.path, "rb") as fh:
+        for _block in feeder.read(fh):
+            handed = parser.pop_finished()
+            if handed:
+                yield handed
     feeder.close()
 
 
@@ -553,18 +553,14 @@ def streamed_records(path: str, framework: Optional[str], limits: Optional[Limit
     """A log without times, read in blocks (frameworks/blocks.py): one record per run/request the framework
     printed (``_reported_record``), each given out as soon as its run is known to be over
     (past the first ``frameworks.HOLD_REPORTS``), so memory stays flat however long the log."""
-    from ..derive.frameworks.blocks import BLOCK_BYTES, BlockFeeder
+    from ..derive.frameworks.blocks import BlockFeeder
 
     parser = frameworks.new_parser(framework)
     feeder = BlockFeeder(parser)
     number = 0
     try:
         with open(path, "rb") as fh:
-            while True:
-                data = fh.read(BLOCK_BYTES)
-                if not data:
-                    break
-                feeder.feed(data)
+            for _block in feeder.read(fh):
                 for report in parser.pop_finished():
                     number += 1
                     yield _reported_record(path, report, number, limits=limits)

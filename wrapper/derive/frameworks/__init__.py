@@ -238,6 +238,7 @@ class StreamParser:
                 keys = keys + p.EVIDENCE_KEYS
                 self._detecting.append(p)
             owners += [(k, p) for k in keys]
+        self.family_keys = frozenset(k for k, _ in owners)  # the families' own (a block prefilter's literals)
         owners += [(k, _WARN) for k in warn_rules.KEYS]
         self.routing_keys = frozenset(k for k, _ in owners)
         self._gate_search = _trie_search(self.routing_keys)
@@ -349,6 +350,21 @@ class StreamParser:
     def wants_every_line(self) -> bool:
         """A parser is inside a block (a table, a JSON object) and needs every line, keys or not."""
         return bool(self._greedy)
+
+    def periodic(self) -> tuple:
+        """The settled family's periodic lines (``base.Periodic``) that a block reader may fold now: nothing but
+        that family reads them (no table open, no detection: the general reader skips a routed line in a claimed
+        log) and each fold is exact."""
+        if self._greedy:
+            return ()
+        chosen = self._settled()
+        if chosen is None or not chosen.PERIODIC:
+            return ()
+        return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
+
+    def fold(self, kind, items: list) -> None:
+        """Periodic lines of ``kind`` (one ``findall`` item each), as feeding them would take them."""
+        getattr(self._settled(), kind.fold)(items)
 
     def _settled(self) -> FamilyParser | None:
         """The family whose log this is, once nothing can change that; else None."""

@@ -2,26 +2,38 @@
 
     feeder = BlockFeeder(parser)
     feeder.feed(data)        # bytes as read (any cut); complete lines are looked at
+    for _ in feeder.read(fh): ...   # or a whole binary file, into one buffer; yields after each block
     feeder.close()           # the last line without a newline
 
 Why: a line that holds no routing key, no figure shape and no escape sequence changes nothing in the parser
 (``StreamParser.feed_line`` returns after its searches), and most lines of a long log are such lines. Python's
 ``re`` searches a multi-key pattern at a few MB/s, slower than the per-line loop it would replace, so the block
 prefilter is google-re2 (``pip install google-re2``, the ``fast`` extra): one search per candidate line over the
-block's bytes, hundreds of MB/s on server logs. Without it every line is fed, as before (same result, slower).
+block's bytes (through the binding's C++ object: its Python match objects cost more than a short search), hundreds
+of MB/s. Without it every line is fed, as before (same result, slower).
 
-The prefilter is a superset of what the parser acts on: the parser's routing keys as they stand (every family's
-and the warning rules' until a family is detected, then that family's), the general reader's gate loosened to
-bytes while that reader or the self-name search still reads, and ESC. A candidate line is decoded (UTF-8, surrogateescape)
-and split as ``str.splitlines`` splits it, so the parser sees exactly the lines a whole-text split gives. While a
-parser is greedy (inside a table) every line is fed. The first ``HEAD_BYTES`` are fed line by line: banners and
-logger names there name the log (``generic.SelfName``), and detection settles on them.
+The prefilter is a superset of what the parser acts on: the families' routing keys as they stand (every family's
+until one is detected, then that family's), the warning phrases themselves (``warn_rules.prefilter_pattern``:
+``warn_rules.KEYS`` such as "memory" are on most lines of a llama.cpp load), the general reader's gate loosened to
+bytes while that reader or the self-name search still reads, and ESC. A candidate line is decoded (UTF-8,
+surrogateescape) and split as ``str.splitlines`` splits it, so the parser sees exactly the lines a whole-text split
+gives. While a parser is greedy (inside a table) every line is fed. The first ``HEAD_BYTES`` are fed line by
+line: banners and logger names there name the log (``generic.SelfName``), and detection settles on them.
+
+Periodic lines (``base.Periodic``: vLLM's engine metrics and spec-decoding lines, SGLang's decode batches): once
+a family is settled and a kind's series is full, its key leaves the search, so a server's metrics every few
+seconds are not candidates. Between two candidates (a stretch) each kind's lines are found with the family's
+regex on the bytes (``findall``), all but the last folded into the run (``StreamParser.fold``: counts, maxima),
+the last fed as usual; lines the general reader's gate finds there, but the periodic ones (routed lines: the
+reader skips them in a claimed log), are fed too. A stretch where a kind's key shows on a line its regex does not
+read is fed line by line; a line holding two periodic keys, a kind's ``unless`` words or a line separator other
+than LF is a candidate. So the result is always that of feeding every line (tests/test_frameworks_periodic.py).
 """
 from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 BLOCK_BYTES = 4 << 20
 HEAD_BYTES = 64 << 10
@@ -30,6 +42,10 @@ MAX_LINE_BYTES = 1 << 20  # a "line" longer than this without a newline is cut, 
 # generic.GATE as bytes, loosened (any one separator byte or a UTF-8 sequence between number and unit).
 _FIGURE_GATE = (rb"\d(?:[\s]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|tok|[tT]/s|it/s|req|"
                 rb"[KMGT]i?B|kB|%)|token|\||_(?:ms|s|tps|per_second)\"|\x1b")
+
+
+# What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.
+_SEPARATORS = rb"[\r\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]"
 
 
 def line_cut(block: bytes) -> int:
@@ -48,24 +64,71 @@ def available() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _all_keys() -> frozenset:
-    from . import warn_rules
     from .routes import ROUTES
 
-    return frozenset({k for route in ROUTES.values() for k in route.keys + route.evidence} | set(warn_rules.KEYS))
+    return frozenset({k for route in ROUTES.values() for k in route.keys + route.evidence})
+
+
+Find = Callable[[bytes, int, int], Optional[tuple]]  # (data, pos, end) -> (start, end) of the first match or None
 
 
 @functools.lru_cache(maxsize=32)
-def prefilter(keys: frozenset = frozenset(), figures: bool = True) -> Optional[Callable]:
-    """The compiled candidate search (``search(data, pos)``) for these routing keys (default: every family's),
-    with the general reader's gate or without; None when google-re2 is not installed."""
+def prefilter(keys: frozenset = frozenset(), figures: bool = True, periodic: tuple = ()) -> Optional[Find]:
+    """The compiled candidate search for these routing keys (default: every family's), the warning phrases, ESC,
+    and the general reader's gate or not; None when google-re2 is not installed.
+
+    ``periodic``: ``base.Periodic`` lines being folded: their keys leave the search (a line holding one and
+    nothing else is folded, not fed), their ``unless`` words join it, and so does a line holding two of their
+    keys (the family's rules would take it one way only)."""
     if not available():
         return None
     import re2
 
-    literals = b"|".join(re.escape(k.encode("utf-8")) for k in sorted(keys or _all_keys()))
+    from . import warn_rules
+
+    folded = {kind.key for kind in periodic}
+    words = sorted((set(keys or _all_keys()) - folded) | {w for kind in periodic for w in kind.unless})
+    parts = [b"|".join(re.escape(k.encode("utf-8")) for k in words), warn_rules.prefilter_pattern(), rb"\x1b"]
+    if folded:
+        either = b"(?:" + b"|".join(re.escape(k.encode("utf-8")) for k in sorted(folded)) + b")"
+        parts += [either + rb"[^\n]*" + either, _SEPARATORS]
+    if figures:
+        parts.append(_FIGURE_GATE)
+    return _compiled(b"|".join(b"(?:" + part + b")" for part in parts if part))
+
+
+@functools.lru_cache(maxsize=1)
+def gate() -> Optional[Find]:
+    """The general reader's gate alone (for the lines between periodic ones); None without google-re2."""
+    return _compiled(_FIGURE_GATE) if available() else None
+
+
+def _compiled(pattern: bytes) -> Find:
+    import re2
+
     options = re2.Options()
     options.max_mem = 64 << 20  # the key set compiles to a large DFA; the default 8 MiB makes re2 fall back
-    return re2.compile(b"(?:" + literals + b")|" + (_FIGURE_GATE if figures else rb"\x1b"), options).search
+    return _spans(re2.compile(pattern, options))
+
+
+def _spans(compiled) -> Find:
+    """``compiled``'s search as (start, end) or None: through the C++ object where the binding exposes it
+    (its Python ``search`` builds a match object per call, ~3 µs, more than the search itself on a short gap)."""
+    import re2
+
+    regexp, unanchored = getattr(compiled, "_regexp", None), getattr(re2, "_Anchor", None)
+    if regexp is not None and unanchored is not None and hasattr(regexp, "Match"):
+        match, anchor = regexp.Match, unanchored.UNANCHORED
+
+        def find(data: bytes, pos: int, end: int) -> Optional[tuple]:
+            span = match(anchor, data, pos, end)[0]
+            return None if span[0] < 0 else span
+        return find
+
+    def find_public(data: bytes, pos: int, end: int) -> Optional[tuple]:
+        m = compiled.search(data, pos, end)
+        return None if m is None else m.span()
+    return find_public
 
 
 class BlockFeeder:
@@ -74,8 +137,9 @@ class BlockFeeder:
     def __init__(self, parser, use_prefilter: bool = True) -> None:
         self._parser = parser
         self._use_prefilter = use_prefilter and available()
-        self._search: Optional[Callable] = None
-        self._state: Optional[tuple] = None  # (routing keys, figures read) the search was compiled for
+        self._search: Optional[tuple] = None  # see _current_search
+        self._state: Optional[tuple] = None  # (family keys, figures read, periodic kinds) it was compiled for
+        self._fed = False
         self._carry = b""
         self._head_left = HEAD_BYTES
 
@@ -87,56 +151,151 @@ class BlockFeeder:
             self._carry = block[:MAX_LINE_BYTES]
             return
         self._carry = block[cut + 1:cut + 1 + MAX_LINE_BYTES]
-        self._block(block[:cut + 1] if cut + 1 < len(block) else block)
+        self._block(block, cut + 1)
+
+    def read(self, fh, block_bytes: int = BLOCK_BYTES) -> Iterator[None]:
+        """All of the binary file ``fh``, as ``feed`` of its reads would take it, read into one buffer used again
+        for every block (a new 4 MiB object per block costs its page faults: ~0.7 s of system time per GB).
+        Yields after each block (for ``pop_finished``); call ``close()`` after."""
+        buf = bytearray(MAX_LINE_BYTES + block_bytes)
+        kept = len(self._carry)
+        buf[:kept], self._carry = self._carry, b""
+        with memoryview(buf) as view:
+            while True:
+                got = fh.readinto(view[kept:kept + block_bytes])
+                if not got:
+                    break
+                end = kept + got
+                cut = buf.rfind(b"\n", 0, end) + 1 or buf.rfind(b"\r", 0, end - 1) + 1  # as line_cut
+                if cut == 0:
+                    kept = min(end, MAX_LINE_BYTES)
+                else:
+                    self._block(buf, cut)
+                    kept = min(end - cut, MAX_LINE_BYTES)
+                    buf[:kept] = buf[cut:cut + kept]
+                yield
+        self._carry = bytes(buf[:kept])
 
     def close(self) -> None:
         """The last line, when the stream did not end in a newline."""
         if self._carry:
-            self._block(self._carry)
+            self._block(self._carry, len(self._carry))
             self._carry = b""
 
-    def _block(self, block: bytes) -> None:
+    def _block(self, block, end: int) -> None:
+        """The lines of ``block[:end]`` (bytes or a bytearray), which ends between two lines."""
         start = 0
         if self._head_left > 0:
-            cut = block.rfind(b"\n", 0, self._head_left)
-            cut = len(block) if cut < 0 and len(block) <= self._head_left else cut + 1
+            cut = block.rfind(b"\n", 0, min(self._head_left, end))
+            cut = end if cut < 0 and end <= self._head_left else cut + 1
             self._head_left = self._head_left - cut if cut else 0  # no newline in the head: a huge first line
             self._lines(block[:cut])
             start = cut
         if not self._use_prefilter:
-            self._lines(block[start:])
+            self._lines(block[start:end])
             return
-        self._candidates(block, start)
+        self._candidates(block, start, end)
 
-    def _current_search(self) -> Callable:
-        """The search for the parser's routing keys now: fewer keys once its family is known, no figure gate
-        once the general reader stopped (each set is compiled once)."""
-        parser = self._parser
-        state = (parser.routing_keys, parser.reads_figures)
-        if state != self._state:
-            self._state, self._search = state, prefilter(*state)
+    def _current_search(self) -> tuple:
+        """(search, periodic kinds folded, their keys as bytes, the general reader's gate or None) for the parser
+        now: fewer keys once its family is known, no figure gate once the general reader stopped, periodic lines
+        out once their fold is exact (each set compiled once; with periodic lines out, the gate is searched
+        apart, in the lines between them). Asked again only after lines were fed (nothing else changes the
+        parser)."""
+        if self._fed or self._search is None:
+            parser = self._parser
+            periodic = parser.periodic()
+            state = (parser.family_keys, parser.reads_figures, periodic)
+            if state != self._state:
+                self._state = state
+                keys = tuple(kind.key.encode("utf-8") for kind in periodic)
+                if periodic:
+                    search = (prefilter(parser.family_keys, False, periodic), periodic, keys,
+                              gate() if parser.reads_figures else None)
+                else:
+                    search = (prefilter(*state), (), (), None)
+                self._search = search
+            self._fed = False
         return self._search
 
-    def _candidates(self, block: bytes, pos: int) -> None:
-        parser, end = self._parser, len(block)
+    def _candidates(self, block, pos: int, end: int) -> None:
+        parser = self._parser
+        stretch = pos  # where the lines not fed yet begin: no candidate among them, periodic ones maybe
         while pos < end:
             if parser.wants_every_line:
-                nl = block.find(b"\n", pos)
+                nl = block.find(b"\n", pos, end)
                 nl = end if nl < 0 else nl + 1
                 self._lines(block[pos:nl])
-                pos = nl
+                pos = stretch = nl
                 continue
-            m = self._current_search()(block, pos)
-            if m is None:
-                return
-            first = block.rfind(b"\n", pos, m.start()) + 1 or pos
-            nl = block.find(b"\n", m.end())
+            find, periodic, _keys, _gate = self._current_search()
+            span = find(block, pos, end)
+            if span is None:
+                break
+            first = max(block.rfind(b"\n", pos, span[0]) + 1, pos)
+            nl = block.find(b"\n", span[1], end)
             nl = end if nl < 0 else nl + 1
-            self._lines(block[max(first, pos):nl])
+            if periodic and first > stretch:
+                self._stretch(block, stretch, first)
+            self._lines(block[first:nl])
+            pos = stretch = nl
+        if stretch < end and self._search[1]:
+            self._stretch(block, stretch, end)
+
+    def _stretch(self, block: bytes, start: int, stop: int) -> None:
+        """The lines in ``block[start:stop]``: no candidate but periodic lines and, while the general reader
+        reads, lines its gate finds. Each periodic kind's lines but its last are folded (``StreamParser.fold``);
+        the gate's lines (outside the periodic ones, which it skips as routed) are fed, then each kind's last.
+        (The general reader and the family keep apart state, so the order between the two does not matter.)
+        When a kind's key shows on a line its regex does not read, the stretch is fed line by line instead:
+        always the same result."""
+        _find, kinds, keys, gate_find = self._search
+        found = []
+        for kind, key in zip(kinds, keys):
+            count = block.count(key, start, stop)
+            if count == 0:
+                continue
+            items = kind.figures.findall(block, start, stop)
+            if len(items) != count:
+                self._lines(block[start:stop])
+                return
+            found.append((block.rfind(key, start, stop), kind, items))
+        if gate_find is not None:
+            self._gate_lines(block, start, stop, keys if found else (), gate_find)
+        for at, kind, items in sorted(found, key=lambda f: f[0]):
+            if len(items) > 1:
+                self._parser.fold(kind, items[:-1])
+            first = block.rfind(b"\n", start, at) + 1 or start
+            nl = block.find(b"\n", at, stop)
+            self._lines(block[max(first, start):stop if nl < 0 else nl + 1])
+
+    def _gate_lines(self, block: bytes, start: int, stop: int, keys: tuple, gate_find: Find) -> None:
+        """Feed the lines of ``block[start:stop]`` the gate finds something in, but those holding a periodic key."""
+        pos = start
+        while pos < stop:
+            span = gate_find(block, pos, stop)
+            if span is None:
+                return
+            first = max(block.rfind(b"\n", pos, span[0]) + 1, pos)
+            nl = block.find(b"\n", span[1], stop)
+            nl = stop if nl < 0 else nl + 1
+            if not (keys and _holds_any(block, first, nl, keys)):
+                self._lines(block[first:nl])
             pos = nl
 
     def _lines(self, data: bytes) -> None:
         if data:
+            self._fed = True
             feed = self._parser.feed_line
             for line in data.decode("utf-8", "surrogateescape").splitlines():
                 feed(line)
+
+
+
+
+def _holds_any(block: bytes, first: int, nl: int, keys: tuple) -> bool:
+    """Whether the line ``block[first:nl]`` holds one of ``keys``."""
+    for key in keys:
+        if block.find(key, first, nl) >= 0:
+            return True
+    return False

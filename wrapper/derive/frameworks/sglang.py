@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from . import routes, serving_bench
-from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
+from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
 from .durations import scaled, seconds_to_ms
 
 NAME = "sglang"
@@ -121,8 +121,16 @@ def _startup(text: str, extra: dict) -> bool:
     return False
 
 
+# The decode batch line, printed every few dozen decode steps for the server's life (see base.Periodic); a line
+# with "latency" may be bench_one_batch's, read before the batch lines. (Prefill lines are fed one by one: their
+# input throughput may be anywhere on the line.)
+_PERIODIC = (Periodic("Decode batch", re.compile(_DECODE.pattern.encode().replace(b".*?", LINE_BYTE + b"*?")),
+                      "_fold_decode", "_decode_full", unless=("latency",)),)
+
+
 class Parser(FamilyParser):
     NAME = NAME
+    PERIODIC = _PERIODIC
 
     def __init__(self) -> None:
         super().__init__()
@@ -144,6 +152,17 @@ class Parser(FamilyParser):
         hit = _batch(text, extra) or _startup(text, extra)
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
+
+    def _decode_full(self) -> bool:
+        decode = self.runs.current["extra"].get("decode")
+        return decode is not None and len(decode.get("series", ())) >= SERIES_MAX
+
+    def _fold_decode(self, groups: list) -> None:
+        """``_batch`` of these decode lines past the series cap: their count and maximum (the last line is fed)."""
+        decode = self.runs.current["extra"]["decode"]
+        decode["batches"] += len(groups)
+        decode["max_gen_tps"] = max(decode["max_gen_tps"], *(float(g) for g in groups))
+        self.evidence += len(groups)
 
     def _one_batch(self, text: str) -> bool:
         """A ``bench_one_batch`` line; each ``Prefill.`` line starts a run (warm-up, then the benchmark)."""

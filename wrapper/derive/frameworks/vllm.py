@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 
 from . import serving_bench
-from .base import SERIES_MAX, FamilyParser, bar_elapsed_ms
+from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -140,8 +140,19 @@ _RULES = (
 )
 
 
+# The two lines a vLLM server prints every few seconds for days (see base.Periodic): the same regexes on bytes.
+_PERIODIC = (
+    Periodic("Avg prompt throughput", re.compile(_METRICS.pattern.encode()), "_fold_metrics", "_metrics_full"),
+    # _SPEC after the key, its groups left out and the gap greedy: only whether a line matches counts here
+    Periodic("SpecDecoding metrics", re.compile(b"SpecDecoding metrics" + LINE_BYTE + b"*?Mean acceptance length: "
+                                                rb"[\d.]+" + LINE_BYTE + rb"*Avg Draft acceptance rate: [\d.]+%"),
+             "_fold_spec", "_always"),
+)
+
+
 class Parser(FamilyParser):
     NAME = NAME
+    PERIODIC = _PERIODIC
 
     def __init__(self) -> None:
         super().__init__()
@@ -285,6 +296,26 @@ class Parser(FamilyParser):
         series = summary.setdefault("series", [])
         if len(series) < SERIES_MAX:
             series.append(last)
+
+    def _metrics_full(self) -> bool:
+        summary = self.runs.current["extra"].get("engine_metrics")
+        return summary is not None and len(summary["series"]) >= SERIES_MAX
+
+    def _fold_metrics(self, groups: list) -> None:
+        """``_metrics`` of these lines past the series cap: their count and maxima (the last line is fed)."""
+        summary = self.runs.current["extra"]["engine_metrics"]
+        summary["lines"] += len(groups)
+        summary["max_prompt_tps"] = max(summary["max_prompt_tps"], *(float(p) for p, _ in groups))
+        summary["max_generation_tps"] = max(summary["max_generation_tps"], *(float(g) for _, g in groups))
+        self.evidence += len(groups)
+
+    @staticmethod
+    def _always() -> bool:
+        return True
+
+    def _fold_spec(self, groups: list) -> None:
+        """``_spec`` of these lines: each replaces the one before, so only the last (fed) stays."""
+        self.evidence += len(groups)
 
     def _spec(self, m, text):
         spec = {"mean_acceptance_length": float(m[1]), "draft_acceptance_rate_pct": float(m[2])}

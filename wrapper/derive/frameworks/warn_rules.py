@@ -35,6 +35,17 @@ _OFFLOAD_CPU = ("offloaded to the cpu", "offloaded to cpu", "offloaded to the di
                 "offload to cpu", "offloading to cpu", "offload_folder")
 
 
+def prefilter_pattern() -> bytes:
+    """A bytes pattern (for google-re2: case-insensitive in its UTF-8 mode) found in every line ``classify``
+    gives a kind for, and in few others: the phrases themselves, not the much commoner ``KEYS`` ("memory",
+    "alloc" are on most lines of a llama.cpp load), so a block reader looks at far fewer lines."""
+    import re
+
+    phrases = _OOM + (_NOT_OOM,) + _CPU_FALLBACK + ("is assigned to device cpu",) + _OFFLOAD_CPU
+    literal = b"|".join(re.escape(p.encode("ascii")) for p in phrases)
+    return b"(?i:" + literal + b")|OOM|preferred buffer type"
+
+
 def classify(text: str) -> str | None:
     """The warning kind this line states, or ``None``."""
     low = text.lower()
