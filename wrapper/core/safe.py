@@ -17,6 +17,7 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _UNDECODED = re.compile(r"[\udc80-\udcff]")  # bytes that weren't UTF-8, as Python keeps them (surrogateescape)
 _JSON_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff]")  # what json.dumps(ensure_ascii=False) leaves unescaped
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")  # what terminal() changes (ESC included)
 _PATH_BAD = re.compile(r"[^A-Za-z0-9._+-]")
 PATH_COMPONENT_CHARS = 100
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -30,6 +31,8 @@ def strip_ansi(text: str) -> str:
 def terminal(text: str) -> str:
     """``text`` that can't move the cursor, retitle the window, ring or erase: escapes removed, other controls
     (but newline and tab) shown as ``\\xNN``."""
+    if _UNSAFE.search(text) is None:  # most text: one scan instead of three
+        return text
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", ANSI.sub("", text))
     return _UNDECODED.sub(lambda m: f"\\x{ord(m.group()) - 0xdc00:02x}", text)
 
@@ -38,6 +41,8 @@ def json_text(text: str) -> str:
     """JSON text (from ``json.dumps(ensure_ascii=False)``) with DEL, the C1 controls and lone surrogates (a file
     name's bytes that aren't UTF-8) written as ``\\uXXXX`` escapes: still the exact string to a JSON reader, and
     valid UTF-8 that no terminal obeys. They can only occur inside JSON strings, so the escape is always valid."""
+    if text.isascii() and "\x7f" not in text:  # two C scans, no regex: most records
+        return text
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
