@@ -10,9 +10,10 @@ Two logs, written to a temporary directory from the real logs in tests/fixtures/
   every 10 of them, vLLM's periodic engine-metrics and spec-decoding lines (vllm__v1-2026-05-apiserver-…),
   the access lines' client ports counting up: one run, periodic metrics, as a server writes for days.
 
-Rows: wall and CPU time (user + system) of `phasewrap analyze --format json FILE > /dev/null`, MB/s of CPU
-time, its peak RSS (the child's ru_maxrss), and beside it `for line in f: pass` over the same file in a fresh
-interpreter. The machine's load average is printed with the table: on a shared machine the walls are upper
+Rows: wall and CPU time (user + system) of `phasewrap analyze --format jsonl FILE > /dev/null` (records as they
+are made, one a line), MB/s of CPU time and of wall time, its peak RSS (the child's ru_maxrss), the CPU time of
+`--format json` (indented: Python's pure-Python encoder), and beside it `for line in f: pass` over the same file
+in a fresh interpreter. The machine's load average is printed with the table: on a shared machine the walls are upper
 bounds and the CPU times are the steadier figure.
 """
 from __future__ import annotations
@@ -85,18 +86,19 @@ def main() -> int:
                 write(path, mb << 20)
                 size_mb = os.path.getsize(path) / 1e6
                 # each measured by a fresh probe process: RUSAGE_CHILDREN's maximum is over all children so far
-                wall, cpu, rss = _measure([*PW, "analyze", "--format", "json", path])
+                wall, cpu, rss = _measure([*PW, "analyze", "--format", "jsonl", path])
+                _wall, json_cpu, _rss = _measure([*PW, "analyze", "--format", "json", path])
                 loop_wall, loop_cpu, _ = _measure([sys.executable, "-c", LINE_LOOP, path])
-                rows.append((kind, size_mb, wall, cpu, rss, loop_wall, loop_cpu))
+                rows.append((kind, size_mb, wall, cpu, rss, json_cpu, loop_wall, loop_cpu))
                 os.unlink(path)
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (after the run)")
-    print("| log | size MB | analyze wall s | analyze CPU s | MB/s (CPU) | peak RSS MiB | for-line wall s | for-line CPU s "
-          "| MB/s (CPU) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for kind, size_mb, wall, cpu, rss, loop_wall, loop_cpu in rows:
-        print(f"| {kind} | {size_mb:.0f} | {wall:.1f} | {cpu:.1f} | {size_mb / cpu:.1f} | {rss:.0f} | {loop_wall:.2f} "
-              f"| {loop_cpu:.2f} | {size_mb / loop_cpu:.0f} |")
+    print("| log | size MB | analyze wall s | analyze CPU s | MB/s (CPU) | MB/s (wall) | peak RSS MiB "
+          "| --format json CPU s | for-line wall s | for-line CPU s | MB/s (CPU) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, size_mb, wall, cpu, rss, json_cpu, loop_wall, loop_cpu in rows:
+        print(f"| {kind} | {size_mb:.0f} | {wall:.1f} | {cpu:.1f} | {size_mb / cpu:.0f} | {size_mb / wall:.0f} "
+              f"| {rss:.0f} | {json_cpu:.1f} | {loop_wall:.2f} | {loop_cpu:.2f} | {size_mb / loop_cpu:.0f} |")
     return 0
 
 
