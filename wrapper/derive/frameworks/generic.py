@@ -83,7 +83,7 @@ _BEFORE = (
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 _TRIPLE_LABEL = re.compile(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 # A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
@@ -148,7 +148,7 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     """(normalised unit, kind), or (None, None) when the pair is not a figure."""
     if unit is None:
         low = label.lower()
-        if "token" in low or "request" in low:
+        if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
         return None, None
     if unit == "%":
