@@ -100,7 +100,7 @@ _GROUP_ITEM = re.compile(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
 GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
 GATE = re.compile(r"\d\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)(?![A-Za-z])"
-                  r"|token|[|\u2502\u2503]|_(?:ms|s|tps|per_second)\"")
+                  r"|token|\||_(?:ms|s|tps|per_second)\"")
 _CELL_UNIT = re.compile(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 _CELL_VALUE = re.compile(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
@@ -241,7 +241,7 @@ class FigureReader:
 
     def __init__(self) -> None:
         self._runs: list[Run] = [Run()]
-        self._seen: set = set()
+        self._seen: dict = {}  # (label, value, unit) -> (run, index) of the figure kept
         self._count = 0
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
@@ -329,12 +329,14 @@ class FigureReader:
         if all(set(c) <= _RULE_CHARS for c in cells):
             return  # the |---|---| rule under a header
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
-        if self._header is None or not any(values):
+        row = next((c for c, v in zip(cells, values) if c and v is None), None)
+        if not any(values) or (self._header is None and row is None):
             self._header = cells
             return
-        row = next((c for c, v in zip(cells, values) if c and v is None), None)
+        # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
+        header = self._header or [""] * len(cells)
         several = sum(v is not None for v in values) > 1
-        for name, value in zip(self._header, values):
+        for name, value in zip(header, values):
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
@@ -385,11 +387,14 @@ class FigureReader:
         figure = Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS])
         ident = (label, value, unit)
         if ident in self._seen:
+            if not routed:  # seen first on a line a family was shown: this line, which none was, keeps it
+                kept_run, i = self._seen[ident]
+                kept_run.figures[i] = (kept_run.figures[i][0], False)
             return True
         if self._count >= MAX_FIGURES:
             self.figures_dropped += 1
             return True
-        self._seen.add(ident)
+        self._seen[ident] = (run, len(run.figures))
         self._count += 1
         run.figures.append((figure, routed))
         return True
