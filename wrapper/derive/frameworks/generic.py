@@ -59,10 +59,10 @@ _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "ms
 _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
-               "ms/tok": "ms/token"}
+               "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s"}
 _SIZE_UNITS = {u.lower(): u for u in ("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB")}
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
-_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|ms/t(?:ok(?:en)?)?|tps|"
+_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|ms/t(?:ok(?:en)?)?|tps|TPS|"
          r"milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/=])")
 
@@ -76,15 +76,23 @@ _MULTI_DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:\d+(?:\.\
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
     ("bracket", re.compile(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("pair", re.compile(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
     ("took", re.compile(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
     ("pair", re.compile(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])(?![\w.])")),
     ("spaced", re.compile(r"\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tokens?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
-                     + r")(?:[\s,(]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+_TRIPLE = re.compile(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+                     + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 _TRIPLE_LABEL = re.compile(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+# A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
+# "20 generation tokens": words (and maybe the unit) up to a separator or the line's end.
+_AFTER = re.compile(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
+                    + r"))?\s*(?=[,;|\u2022()\]]|$)")
+# What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
+_JOINED = re.compile(r"[\s,(=]*")
+_NUMBER_WORD = re.compile(_NUM)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
 _GROUP_MARK = re.compile(r"\)\s*:\s*[A-Za-z]")
 _GROUP = re.compile(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
@@ -94,13 +102,17 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 GATE = re.compile(r"\d\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)(?![A-Za-z])"
                   r"|token|\||_(?:ms|s|tps|per_second)\"")
 _CELL_UNIT = re.compile(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
+_CELL_VALUE = re.compile(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+# Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
+_BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
+_RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = re.compile(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
+                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|(?<!model )\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
                     r"per block|"
-                    r"\btoken$", re.I)
+                    r"(?<!first )(?<!second )\btoken$", re.I)
 _BAD_VALUE_AROUND = re.compile(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
 _LEVEL = re.compile(r"^(?:(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|[IWED])\b\s*)+")
 MAX_LABEL_WORDS = 6
@@ -136,7 +148,7 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     """(normalised unit, kind), or (None, None) when the pair is not a figure."""
     if unit is None:
         low = label.lower()
-        if "token" in low or "request" in low:
+        if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
         return None, None
     if unit == "%":
@@ -214,6 +226,12 @@ def _before(reversed_head: str) -> Optional[tuple]:
             label = m["label"][::-1]
             if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
                 label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+            if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
+                words = label.split()
+                cut = max((i + 1 for i, w in enumerate(words) if _NUMBER_WORD.fullmatch(w)), default=0)
+                label = " ".join(words[cut:])
+                if not label:
+                    return None
             return shape, label, unit
     return None
 
@@ -223,7 +241,7 @@ class FigureReader:
 
     def __init__(self) -> None:
         self._runs: list[Run] = [Run()]
-        self._seen: set = set()
+        self._seen: dict = {}  # (label, value, unit) -> (run, index) of the figure kept
         self._count = 0
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
@@ -233,6 +251,8 @@ class FigureReader:
         stripped = text.strip()
         if not stripped:
             return
+        if stripped[0] in "\u2502\u2503\u2551":
+            stripped = stripped.translate(_BOX_BARS)
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
             return
@@ -271,6 +291,12 @@ class FigureReader:
             if found is not None and found[0] == "pair":
                 self._add(_label(found[1]), repr(go_duration_ms(m[0])), "ms", line, routed)
             taken.append(m.span())
+        self._values(s, line, routed, taken)
+
+    def _values(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Every number not read by a shape above, labelled by the words before it (or after it), or by the
+        figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's)."""
+        last = None  # (label, end) of the figure read last on this line
         for m in _VALUE.finditer(s):
             start = m.start()
             if any(a <= start < b for a, b in taken):
@@ -278,30 +304,48 @@ class FigureReader:
             if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
                 continue
             found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
-            if found is None:
-                continue
-            shape, label, bracket_unit = found
-            unit = bracket_unit if shape == "bracket" else m["unit"]
+            shape, label, unit = found if found is not None else (None, None, None)
+            unit = unit if shape == "bracket" else m["unit"]
             if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
                 unit = _key_unit(label.strip())
-            if unit is None and shape in ("took", "spaced"):
+            if unit is None or shape is None:
+                after = _AFTER.match(s, m.end())
+                if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
+                    label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
+                        else (after["label"], after["unit"])
+                    shape = "after"
+            if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
+                label, shape = f"{last[0]} rate" if _unit_kind(unit, "")[1] == "rate" else last[0], "joined"
+            if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
-            self._add(_label(label), m["num"], unit, line, routed)
+            label = _label(label)
+            if self._add(label, m["num"], unit, line, routed):
+                last = (label, m.end())
 
     def _table(self, s: str, line: str, routed: bool) -> None:
+        """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
+        first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         cells = [c.strip() for c in s.strip("|").split("|")]
-        if all(set(c) <= set("-: ") for c in cells):
+        if all(set(c) <= _RULE_CHARS for c in cells):
             return  # the |---|---| rule under a header
-        numeric = [number(c.split()[0]) if c else None for c in cells]
-        if self._header is None or not any(v is not None for v in numeric):
+        values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        row = next((c for c, v in zip(cells, values) if c and v is None), None)
+        if not any(values) or (self._header is None and row is None):
             self._header = cells
             return
-        for name, cell, value in zip(self._header, cells, numeric):
-            if value is None or cell.split()[0] != cell.replace(" ", "") and len(cell.split()) > 2:
+        # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
+        header = self._header or [""] * len(cells)
+        several = sum(v is not None for v in values) > 1
+        for name, value in zip(header, values):
+            if value is None:
                 continue
             m = _CELL_UNIT.match(name)
-            label, unit = (m["label"], m["unit"]) if m else (name, cell.split()[1] if len(cell.split()) > 1 else None)
-            self._add(_label(label), cell.split()[0], unit, line, routed)
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+            if m is None and row is not None:
+                rm = _CELL_UNIT.match(row)
+                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"])
+                label = f"{label} {name}" if several else label
+            self._add(_label(label), value["num"], unit, line, routed)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
@@ -317,16 +361,17 @@ class FigureReader:
         return True
 
     # -- keeping ---------------------------------------------------------------------------------------------
-    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> None:
+    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> bool:
+        """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise."""
         if not label or _is_noise(label):
-            return
+            return False
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
         if kind is None or value is None:
-            return
+            return False
         if kind == "count":
             if value != int(value) or value < 0:
-                return
+                return False
             value = int(value)
         key = _core_key(label, kind, unit)
         run = self._runs[-1]
@@ -335,20 +380,24 @@ class FigureReader:
             if core is not None:
                 if key in run.core:
                     if len(self._runs) >= MAX_RUNS:
-                        return
+                        return True
                     run = Run()
                     self._runs.append(run)
                 run.core[key] = (core, routed)
         figure = Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS])
         ident = (label, value, unit)
         if ident in self._seen:
-            return
+            if not routed:  # seen first on a line a family was shown: this line, which none was, keeps it
+                kept_run, i = self._seen[ident]
+                kept_run.figures[i] = (kept_run.figures[i][0], False)
+            return True
         if self._count >= MAX_FIGURES:
             self.figures_dropped += 1
-            return
-        self._seen.add(ident)
+            return True
+        self._seen[ident] = (run, len(run.figures))
         self._count += 1
         run.figures.append((figure, routed))
+        return True
 
     @property
     def full(self) -> bool:

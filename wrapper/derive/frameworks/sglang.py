@@ -61,7 +61,12 @@ def _batch_fields(text: str) -> dict:
         key = _FIELD_KEY.sub("_", name.lower()).strip("_") + ("_pct" if pct else "")
         out[key] = value == "True" if value in ("True", "False") else (int(value) if value.isdigit() else float(value))
     return out
-_EVIDENCE = routes.SGLANG_EVIDENCE
+# SGLang's name as its package or logger (`sglang.srt.…`, `sglang/srt/…`, `[sglang]`), not as part of a word: a
+# client script named `sglang-cache.py` is no SGLang log.
+_OWN_NAME = re.compile(r"\bsglang(?=[./:\]])|\bSGLang\b")
+_EVIDENCE = tuple(e for e in routes.SGLANG_EVIDENCE if e.lower() != "sglang")
+# Lines only SGLang's ``bench_serving`` report prints (vLLM's report has the same header and common lines).
+_OWN_REPORT = ("(retokenized)", "Total input text tokens")
 
 
 def _series_append(into: dict, text: str) -> None:
@@ -142,7 +147,7 @@ class Parser(FamilyParser):
             taken = self._bench.feed(text, self.runs.current["extra"])
             self.greedy = self._bench.active
             if taken:
-                if "sglang" in line:
+                if "sglang" in line or any(k in text for k in _OWN_REPORT):
                     self.evidence += 1
                 return
         if "latency" in text and self._one_batch(text):
@@ -150,7 +155,7 @@ class Parser(FamilyParser):
             return
         extra = self.runs.current["extra"]
         hit = _batch(text, extra) or _startup(text, extra)
-        if hit or any(e in line for e in _EVIDENCE):
+        if hit or any(e in line for e in _EVIDENCE) or _OWN_NAME.search(line) is not None:
             self.evidence += 1
 
     def _decode_full(self) -> bool:
