@@ -56,7 +56,7 @@ SGLANG_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "
 # reports; tests/test_frameworks_routes.py checks that every gate the module uses is here.
 VLLM_KEYS = ("# CUDA blocks", "# GPU blocks", "Available KV cache memory", "Avg prompt throughput",
              "CUDA graph pool memory", "Compiling a graph for", "Dynamo bytecode transform",
-             "Estimated CUDA graph memory", "Graph capturing finished", "Initial profiling/warmup run took",
+             "Estimated CUDA graph memory", "Graph capturing finished", "Initial profiling/warmup run took", "Iteration(",
              "KV cache size", "LLM engine (v", "Loading model weights took", "Loading weights took",
              "Maximum concurrency", "Memory profiling t", "Model loading took", "Prefix cache hit rate: GPU",
              SERVING_BENCH_HEADER, "SpecDecoding metrics", "Throughput: ", "Total time: ", "] duration",

@@ -33,6 +33,11 @@ and V0's separate
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
 ``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
+``iterations`` sums the 2025-12 per-step lines (``Iteration(515): 0 context requests, 0 context tokens, 20
+generation requests, 20 generation tokens, iteration elapsed time: 10.99 ms``): ``lines``, ``context_tokens``,
+``generation_tokens``, ``elapsed_ms`` (summed), ``max_elapsed_ms``, ``series`` (each line's ``iteration``,
+``context_reqs``, ``context_tokens``, ``generation_reqs``, ``generation_tokens``, ``elapsed_ms``, up to
+base.SERIES_MAX) and ``last``.
 ``serving_benchmark``: the ``vllm bench serve`` report (see serving_bench.py). ``benchmark_throughput.py``:
 ``throughput_req_s``, ``throughput_total_tok_s``, ``throughput_output_tok_s``; 2023 ``benchmark_serving.py`` and
 ``benchmark_latency.py``: ``bench_total_time_ms``, ``avg_latency_ms``, ``avg_latency_per_token_ms``,
@@ -103,6 +108,11 @@ _SPEC_FIELDS = (("accepted_tps", re.compile(r"Accepted throughput: ([\d.]+) toke
                 ("drafted_tps", re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), float),
                 ("accepted_tokens", re.compile(r"Accepted: (\d+) tokens"), int),
                 ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int))
+# 2025-12 (--enable-log-iteration-details, PR #31193): one line per engine step
+_ITERATION = re.compile(r"Iteration\((\d+)\): (\d+) context requests, (\d+) context tokens, (\d+) generation requests, "
+                        r"(\d+) generation tokens, iteration elapsed time: ([\d.]+) ms")
+_ITERATION_FIELDS = ("iteration", "context_reqs", "context_tokens", "generation_reqs", "generation_tokens",
+                     "elapsed_ms")
 _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-]+)\)")
 # Evidence: vLLM's own names as words (not the Rust servers candle-vllm and vllm.rs, nor vllm-mlx), its engine's
 # process names and files; routing (routes.VLLM_EVIDENCE) stays on plain substrings.
@@ -113,6 +123,7 @@ _OWN = re.compile(r"(?<![\w-])(?:vllm|vLLM|Vllm)(?![\w-]|\.rs)|VllmWorker|Engine
 _RULES = (
     ("Avg prompt throughput", _METRICS, "_metrics"),
     ("SpecDecoding metrics", _SPEC, "_spec"),
+    ("Iteration(", _ITERATION, "_iteration"),
     ("Model loading took", _MODEL_LOADING, "_model_loading"),
     ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
     ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
@@ -147,6 +158,7 @@ _PERIODIC = (
     Periodic("SpecDecoding metrics", re.compile(b"SpecDecoding metrics" + LINE_BYTE + b"*?Mean acceptance length: "
                                                 rb"[\d.]+" + LINE_BYTE + rb"*Avg Draft acceptance rate: [\d.]+%"),
              "_fold_spec", "_always"),
+    Periodic("Iteration(", re.compile(_ITERATION.pattern.encode()), "_fold_iterations", "_iterations_full"),
 )
 
 
@@ -315,6 +327,37 @@ class Parser(FamilyParser):
 
     def _fold_spec(self, groups: list) -> None:
         """``_spec`` of these lines: each replaces the one before, so only the last (fed) stays."""
+        self.evidence += len(groups)
+
+    def _iteration(self, m, text):
+        values = dict(zip(_ITERATION_FIELDS, (int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), float(m[6]))))
+        summary = self.runs.current["extra"].get("iterations")
+        if summary is None:
+            summary = self.runs.current["extra"]["iterations"] = {
+                "lines": 0, "context_tokens": 0, "generation_tokens": 0, "elapsed_ms": 0.0,
+                "max_elapsed_ms": values["elapsed_ms"], "series": []}
+        self._add_iteration(summary, values["context_tokens"], values["generation_tokens"], values["elapsed_ms"])
+        summary["last"] = values
+        if len(summary["series"]) < SERIES_MAX:
+            summary["series"].append(values)
+
+    @staticmethod
+    def _add_iteration(summary: dict, context_tokens: int, generation_tokens: int, elapsed_ms: float) -> None:
+        summary["lines"] += 1
+        summary["context_tokens"] += context_tokens
+        summary["generation_tokens"] += generation_tokens
+        summary["elapsed_ms"] = round(summary["elapsed_ms"] + elapsed_ms, 6)
+        summary["max_elapsed_ms"] = max(summary["max_elapsed_ms"], elapsed_ms)
+
+    def _iterations_full(self) -> bool:
+        summary = self.runs.current["extra"].get("iterations")
+        return summary is not None and len(summary["series"]) >= SERIES_MAX
+
+    def _fold_iterations(self, groups: list) -> None:
+        """``_iteration`` of these lines past the series cap: the sums in print order (the last line is fed)."""
+        summary = self.runs.current["extra"]["iterations"]
+        for _n, _cr, context_tokens, _gr, generation_tokens, elapsed_ms in groups:
+            self._add_iteration(summary, int(context_tokens), int(generation_tokens), float(elapsed_ms))
         self.evidence += len(groups)
 
     def _spec(self, m, text):
