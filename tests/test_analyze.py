@@ -310,3 +310,19 @@ def test_jsonl_gives_the_records_of_json_one_a_line():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == len(want) > 1 and [json.loads(line) for line in lines] == want
+
+
+def test_csv_streams_the_rows_render_gives_for_all_records():
+    """analyze --format csv writes each row as its record comes (the header is the first record's), the same
+    text as rendering every record at once."""
+    from wrapper import api
+    from wrapper.present.export import csvlog
+
+    logs = [fixture("logs", n) for n in sorted(os.listdir(fixture("logs")))[:8]]
+    records = _analyze_json(logs)
+    proc = run_phasewrap(["analyze", "--format", "csv", *logs])
+    assert proc.returncode == 0, proc.stderr
+    want, _dropped = csvlog.render(records, None, source=True, dates=api.file_dates(records))
+    out = proc.stdout.decode() if isinstance(proc.stdout, bytes) else proc.stdout
+    assert out == want and out.count("\n") == len(records) + 1
+    assert "".join(csvlog.stream(records, source=True, date_of=api.file_date())) == want

@@ -307,16 +307,27 @@ def file_dates(records: Sequence[dict]) -> list:
     """Per record, the date for a CSV row when the record has no ``started_at`` (a log whose lines carry no
     times): its file's modification time, when the log was last written (about the run's end); None when the
     record has a start time or the file can't be read (a copy without ``cp -p`` carries the copy's time)."""
+    date_of = file_date()
+    return [date_of(record) for record in records]
+
+
+def file_date() -> Callable[[dict], Optional[str]]:
+    """``file_dates`` one record at a time, each file looked at once (a log of many records is one file)."""
     from .derive.record import iso_utc
 
-    dates = []
-    for record in records:
+    seen: dict = {}
+
+    def date_of(record: dict) -> Optional[str]:
         path = (record.get("source") or {}).get("file")
-        try:
-            dates.append(None if record.get("started_at") or not path else iso_utc(os.stat(path).st_mtime))
-        except OSError:
-            dates.append(None)
-    return dates
+        if record.get("started_at") or not path:
+            return None
+        if path not in seen:
+            try:
+                seen[path] = iso_utc(os.stat(path).st_mtime)
+            except OSError:
+                seen[path] = None
+        return seen[path]
+    return date_of
 
 
 def read_records(path: Union[str, os.PathLike]) -> list:

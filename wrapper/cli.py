@@ -609,12 +609,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                marks=list(args.mark), profile=args.profile, framework=args.framework, dmon=args.dmon,
                                query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset,
                                on_progress=_err, **_limits_kwargs(args))
-    if args.format == "csv":  # its columns depend on every record
-        records = list(records)
-        if records:
-            _out(csvlog.render(records, None, source=True, dates=api.file_dates(records))[0])
-        return 0
-    if args.format == "json":
+    if args.format == "csv":  # its columns are the first record's: the rest stream as the others do
+        pieces = csvlog.stream(records, source=True, date_of=api.file_date())
+    elif args.format == "json":
         pieces = jsonl.pretty_stream(records)
     elif args.format == "jsonl":
         pieces = (jsonl.line(r) for r in records)

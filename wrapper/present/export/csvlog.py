@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from ...core.safe import csv_cell
 from ...model import phases as phase_table
@@ -101,6 +101,20 @@ def render(records: list[dict], header_line: Optional[str], source: bool = False
     dropped = sorted({k for r in records for k in (r.get("tags") or {}) if csv_cell(str(k)) not in columns})
     out_rows += [row(r, columns, (dates or [None] * len(records))[i]) for i, r in enumerate(records)]
     return _rows_text(out_rows), dropped
+
+
+def stream(records: Iterable[dict], source: bool = False,
+           date_of: Optional[Callable[[dict], Optional[str]]] = None) -> Iterator[str]:
+    """``render(records, None, source)`` of a new file in pieces, one per record as it comes (the header's
+    columns come from the first record alone, so a long analyze never holds its records); ``date_of(record)``
+    gives the ``date_time`` of one without ``started_at``."""
+    columns = None
+    for record in records:
+        head = []
+        if columns is None:
+            columns = columns_for(record, source)
+            head = [columns]
+        yield _rows_text(head + [row(record, columns, date_of(record) if date_of else None)])
 
 
 def header_problem(head: bytes) -> Optional[str]:
