@@ -291,8 +291,6 @@ class BlockFeeder:
                 feed(line)
 
 
-
-
 def _holds_any(block: bytes, first: int, nl: int, keys: tuple) -> bool:
     """Whether the line ``block[first:nl]`` holds one of ``keys``."""
     for key in keys:
