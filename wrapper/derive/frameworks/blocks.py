@@ -82,8 +82,6 @@ def prefilter(keys: frozenset = frozenset(), figures: bool = True, periodic: tup
     keys (the family's rules would take it one way only)."""
     if not available():
         return None
-    import re2
-
     from . import warn_rules
 
     folded = {kind.key for kind in periodic}
