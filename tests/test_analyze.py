@@ -326,3 +326,20 @@ def test_csv_streams_the_rows_render_gives_for_all_records():
     out = proc.stdout.decode() if isinstance(proc.stdout, bytes) else proc.stdout
     assert out == want and out.count("\n") == len(records) + 1
     assert "".join(csvlog.stream(records, source=True, date_of=api.file_date())) == want
+
+
+def test_lines_are_counted_as_splitlines_splits_them(tmp_path, monkeypatch):
+    """FileLines.count counts LFs where a block holds no other line break, and decodes where it does: the same
+    count as splitting the decoded text, for every break splitlines knows (and bytes that only look like one)."""
+    from wrapper.sources import filelines
+
+    breaks = [b"\n", b"\r\n", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", "\x85".encode(), "\u2028".encode(),
+              "\u2029".encode(), b"\x85", b"\xa8", b"\xe2\x80", b"\xc2"]
+    for brk in breaks:
+        for data in (b"", brk, b"a" + brk, b"a" + brk + b"b", b"a\nb" + brk + b"c\n", b"\n\n" + brk + brk):
+            assert filelines._line_count(data) == len(data.decode("utf-8", "surrogateescape").splitlines()), data
+    monkeypatch.setattr(filelines, "BLOCK_BYTES", 64)  # many blocks, some with a rare break, some without
+    data = b"".join(b"line %d" % i + breaks[i % len(breaks) if i % 5 == 0 else 0] for i in range(400))
+    path = tmp_path / "mixed.log"
+    path.write_bytes(data)
+    assert filelines.FileLines(str(path)).count() == len(data.decode("utf-8", "surrogateescape").splitlines())

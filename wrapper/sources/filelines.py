@@ -14,6 +14,11 @@ from ..derive.frameworks.blocks import line_cut
 
 BLOCK_BYTES = 4 << 20
 TAIL_BYTES = 64 << 10
+# What ``str.splitlines`` ends a line at besides LF, as the bytes they decode from (UTF-8, surrogateescape: a
+# lone 0x85 byte is not NEL, it decodes to a surrogate): a block holding none of them is split at LF alone.
+# Each with its last byte, looked for first: a one-byte search is several times faster than a sequence's.
+_OTHER_BREAKS = tuple((brk[-1:], brk) for brk in (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
+                                                  b"\xe2\x80\xa8", b"\xe2\x80\xa9"))
 
 
 class FileLines:
@@ -48,7 +53,7 @@ class FileLines:
     def count(self) -> int:
         """How many lines (one pass, kept)."""
         if self._count is None:
-            self._count = sum(len(b.decode("utf-8", "surrogateescape").splitlines()) for b in self.blocks())
+            self._count = sum(map(_line_count, self.blocks()))
         return self._count
 
     def last_where(self, value: Callable[[str], Optional[int]], first_index: int) -> Optional[int]:
@@ -78,3 +83,11 @@ class FileLines:
                     if found is not None:
                         return found
         return None
+
+
+def _line_count(block: bytes) -> int:
+    """``len(block.decode("utf-8", "surrogateescape").splitlines())``; without decoding when LF is the block's
+    only line break (a log's usual case: counting a 100 MB file takes a tenth of the time)."""
+    if any(last in block and brk in block for last, brk in _OTHER_BREAKS):
+        return len(block.decode("utf-8", "surrogateescape").splitlines())
+    return block.count(b"\n") + (not block.endswith(b"\n") and bool(block))
