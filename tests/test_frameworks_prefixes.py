@@ -181,6 +181,49 @@ def test_lines_without_prefix_come_back_unchanged(line):
     assert strip_prefix(line + "\n") == (line, None)
 
 
+def _plain_layers(line: str):
+    """prefixes._layers without its shortcuts: each layer's class regex tried as it stands."""
+    from wrapper.derive.frameworks import prefixes
+
+    pos, timed = 0, None
+    for _ in range(prefixes._MAX_LAYERS):
+        rx = prefixes._BY_FIRST.get(line[pos]) if pos < len(line) else None
+        m = None if rx is None else rx.match(line, pos)
+        if m is None or m.end() == pos:
+            break
+        if timed is None and m.lastgroup in prefixes._TIMED:
+            timed = m
+        pos = m.end()
+    return pos, timed
+
+
+def test_the_shortcuts_strip_what_each_layers_regex_strips():
+    """_layers skips a letter's regex when none of its prefixes can start there and tries llama.cpp's stamp
+    alone first at a digit: the same prefix, times and groups as the plain loop, on every fixture log's lines
+    and on lines made to sit at the edges of the shortcuts."""
+    import glob
+    import os
+
+    from wrapper.derive.frameworks import prefixes
+
+    lines = ["Dec 03 14:58:42 host ollama[937]: 2023/12/03 14:58:42 llama.go:492: x", "time=2024-12-09T00:58:02.941+08:00 a",
+             "tgi-1  | 2025-04-16T17:58:47.006993Z  INFO x", "web | 0.00.052.757 I x", "abc d", "ab 3 x", "Dec  3 14:58:42 x",
+             "0.00.052.757 I tgi-1  | x", "0.00.052.757 I time=2024-12-09T00:58:02Z x", "0.00.052.757 Dec 03 14:58:42 x",
+             "12.34.567.890 W", "0.00.052.757", "0.00.052.757 I", "2025.04.16 x", "2025-04-16 17:58:47,233 x",
+             "1795999052.885986 x", "1795999052.88.598.600 x", "00:00:05 x", "0.00.052.757 I [42027] 1.37.495.377 I x",
+             "x|", "a b|c", "word  |x", "word  | x", "time=x", "[1234] 0.01.000.000 I (APIServer pid=12) x"]
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fixtures", "logs", "*.log"))):
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            lines += fh.read().splitlines()
+    def seen(m):  # what a match tells: the prefix kind, where it is, the groups it set and the time read
+        groups = None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
+        return None if m is None else (m.lastgroup, m.span(), groups, prefixes._time_of(m))
+
+    for line in lines:
+        (pos, timed), (want_pos, want_timed) = prefixes._layers(line), _plain_layers(line)
+        assert (pos, seen(timed)) == (want_pos, seen(want_timed)), line
+
+
 @pytest.mark.parametrize("text,ms", [
     ("891.933\u00b5s", 0.891933),
     ("452.875\u00b5s", 0.452875),

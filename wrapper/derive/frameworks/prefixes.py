@@ -70,6 +70,7 @@ _DIGIT_RX = re.compile("|".join((_ISO, _GOLOG, _LLAMA, _EPOCH, _ELAPSED, _COMPOS
 _LETTER_RX = re.compile("|".join((_SYSLOG, _ISO, _COMPOSE)))
 _BRACKET_RX = re.compile("|".join((_PID, _ISO)))
 _SPACE_RX = re.compile(_VLLM)
+_LLAMA_RX = re.compile(_LLAMA)
 _ANSI_RX = re.compile(_ANSI)
 _BY_FIRST: dict[str, re.Pattern] = {}
 for _c in "0123456789":
@@ -144,7 +145,17 @@ def _layers(line: str) -> tuple[int, re.Match | None]:
         rx = by_first.get(line[pos])
         if rx is None:
             break
-        m = rx.match(line, pos)
+        if rx is _LETTER_RX:
+            # most lines' text starts with a letter: skip the search when none of its prefixes can be there
+            if line[pos + 3:pos + 4] != " " and line.find("|", pos) < 0 and not line.startswith("time=", pos):
+                break
+            m = rx.match(line, pos)
+        elif rx is _DIGIT_RX:
+            # the stamp of llama.cpp --log-timestamps: where it matches, the alternatives before it can't (they
+            # need four digits and a - or /), so the alternation would give this very match
+            m = _LLAMA_RX.match(line, pos) or rx.match(line, pos)
+        else:
+            m = rx.match(line, pos)
         if m is None or m.end() == pos:
             break
         if timed is None and m.lastgroup in _TIMED:
