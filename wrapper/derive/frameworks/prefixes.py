@@ -146,8 +146,9 @@ def _layers(line: str) -> tuple[int, re.Match | None]:
         if rx is None:
             break
         if rx is _LETTER_RX:
-            # most lines' text starts with a letter: skip the search when none of its prefixes can be there
-            if line[pos + 3:pos + 4] != " " and line.find("|", pos) < 0 and not line.startswith("time=", pos):
+            # most lines' text starts with a letter: skip the search where none of its prefixes can start (syslog
+            # has a space fourth, compose a bar, ollama's slog time=)
+            if "|" not in line and not line.startswith(" ", pos + 3) and not line.startswith("time=", pos):
                 break
             m = rx.match(line, pos)
         elif rx is _DIGIT_RX:
