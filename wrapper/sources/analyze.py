@@ -219,8 +219,10 @@ class _TimedLines:
 
 
 def _prefix_stamps(kind: str, origin_s: float) -> Callable[[str], tuple[str, Optional[int]]]:
+    strip_prefix = frameworks.strip_prefix  # the prefix module's own (the package's name for it imports it per call)
+
     def stamp(line: str) -> tuple[str, Optional[int]]:
-        rest, when = frameworks.strip_prefix(line)
+        rest, when = strip_prefix(line)
         if when is None or when.kind != kind:
             return rest, None
         return rest, round((when.t_s - origin_s) * 1e9)
