@@ -244,6 +244,7 @@ class StreamParser:
         self._gate_search = _trie_search(self.routing_keys)
         self._owners = owners
         self._targets: list | None = None  # built when the gate first lets a line through
+        self._one: tuple | None | bool = False  # the settled family's route (``_single``); False: not known yet
 
     def _build_targets(self) -> list:
         """(target, its own keys' search) for each parser and the warning rules."""
@@ -296,8 +297,26 @@ class StreamParser:
         else:
             self._feed(line, m)
 
+    def _single(self) -> tuple | None:
+        """(family, its keys' search, the warning keys' search) once one real family is settled and nothing but it
+        and the warning rules takes lines (the common state of a long log): ``_feed`` then routes in two searches.
+        Kept until the routes change (``_build_routes``, ``_swap``)."""
+        if self._one is False:
+            chosen = self._settled()
+            if chosen is None or self._detecting:
+                self._one = None
+            else:
+                if self._targets is None:
+                    self._targets = self._build_targets()
+                searches = dict((id(t), search) for t, search in self._targets)
+                self._one = (chosen, searches[id(chosen)], searches[id(_WARN)])
+        return self._one
+
     def _feed(self, line: str, m: re.Match | None) -> None:
         greedy = self._greedy
+        if m is not None and not greedy and (one := self._single()) is not None:
+            self._feed_one(line, m.start(), *one)
+            return
         if m is None and not greedy:
             return
         targets: list = list(greedy)
@@ -341,6 +360,22 @@ class StreamParser:
                 for p in self._all:
                     p.warn(kind, raw)
 
+    def _feed_one(self, line: str, start: int, family: FamilyParser, has_key, has_warning) -> None:
+        """``_feed`` of a line with a routing key at ``start`` in the ``_single`` state: the same steps for the
+        one family and the warning rules, without the general bookkeeping (no detection, no window)."""
+        routed = has_key(line, start) is not None
+        text = _strip_text(line)
+        raw = line.rstrip("\r\n")
+        if not routed and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+            self._figures.feed(text, routed=False)
+        if routed:
+            family.feed(text, raw)
+            if family.greedy:
+                self._greedy.append(family)
+        if has_warning(line, start) is not None and (kind := warn_rules.classify(text)) is not None:
+            for p in self._all:
+                p.warn(kind, raw)
+
     @property
     def reads_figures(self) -> bool:
         """Whether a line with a figure but no routing key can still matter (the general reader, a self-name)."""
@@ -357,14 +392,15 @@ class StreamParser:
         log) and each fold is exact."""
         if self._greedy:
             return ()
-        chosen = self._settled()
-        if chosen is None or not chosen.PERIODIC:
+        one = self._single() if self._one is False else self._one
+        if one is None or not one[0].PERIODIC:
             return ()
+        chosen = one[0]
         return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
 
     def fold(self, kind, items: list) -> None:
         """Periodic lines of ``kind`` (one ``findall`` item each), as feeding them would take them."""
-        getattr(self._settled(), kind.fold)(items)
+        getattr(self._one[0], kind.fold)(items)
 
     def _settled(self) -> FamilyParser | None:
         """The family whose log this is, once nothing can change that; else None."""
@@ -405,6 +441,7 @@ class StreamParser:
         for group in (self._parsers, self._detecting, self._greedy, self._all):
             group[:] = [real if p is deferred else p for p in group]
         self._owners = [(k, real if t is deferred else t) for k, t in self._owners]
+        self._one = False
         if self._targets is not None:
             self._targets = [(real if t is deferred else t, search) for t, search in self._targets]
         return real
