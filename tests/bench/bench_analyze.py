@@ -4,11 +4,14 @@
     python tests/bench/bench_analyze.py                 # 100 MB and 1 GB of each log, ~5 minutes on 2 cores
     python tests/bench/bench_analyze.py --sizes-mb 100  # only 100 MB
 
-Two logs, written to a temporary directory from the real logs in tests/fixtures/logs:
+Four logs, written to a temporary directory from the real logs in tests/fixtures/logs:
 - mixed: every corpus log concatenated, again and again up to the size (many families, many runs);
 - server: one vLLM start-up (tests/fixtures/logs/vllm__v1-2025-08-enginecore-…), then HTTP access lines and,
   every 10 of them, vLLM's periodic engine-metrics and spec-decoding lines (vllm__v1-2026-05-apiserver-…),
-  the access lines' client ports counting up: one run, periodic metrics, as a server writes for days.
+  the access lines' client ports counting up: one run, periodic metrics, as a server writes for days;
+- requests (``--other-mb``, 100 MB): a llama-server request block (llama-server__slot-print_timing-…) again and
+  again: a record per request;
+- timed server (``--other-mb``): the server log with an ISO 8601 time in front of every line.
 
 Rows: wall and CPU time (user + system) of `phasewrap analyze --format jsonl FILE > /dev/null` (records as they
 are made, one a line), MB/s of CPU time and of wall time, its peak RSS (the child's ru_maxrss), the CPU time of
@@ -19,8 +22,10 @@ bounds and the CPU times are the steadier figure.
 from __future__ import annotations
 
 import argparse
+import datetime
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -62,6 +67,31 @@ def write_server(path: str, size: int) -> None:
     _repeat(path, _read(STARTUP).rstrip(b"\n") + b"\n", block, size)
 
 
+REQUESTS = "llama-server__slot-print_timing-multiline-block.log"
+
+
+def write_requests(path: str, size: int) -> None:
+    """A llama-server log: its real request block (timing lines, slot and access lines) again and again, task
+    ids counting up: a record per request, the other shape of a server log."""
+    text = _read(REQUESTS).decode("utf-8")
+
+    def block(i: int) -> bytes:
+        return re.sub(r"task (\d+)", lambda m: f"task {int(m[1]) + 11 * i}", text).encode("utf-8")
+
+    _repeat(path, b"", block, size)
+
+
+def write_timed_server(path: str, size: int) -> None:
+    """The server log with an ISO 8601 time in front of each line (``docker logs -t``), 7 ms apart."""
+    write_server(path + ".plain", size)
+    t0 = datetime.datetime(2026, 5, 7, 4, 56, 17, tzinfo=datetime.timezone.utc)
+    with open(path + ".plain", "rb") as src, open(path, "wb") as out:
+        for i, line in enumerate(src):
+            stamp = (t0 + datetime.timedelta(milliseconds=7 * i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z "
+            out.write(stamp.encode("ascii") + line)
+    os.unlink(path + ".plain")
+
+
 def _repeat(path: str, head: bytes, block, size: int) -> None:
     with open(path, "wb") as fh:
         fh.write(head)
@@ -76,13 +106,18 @@ def _repeat(path: str, head: bytes, block, size: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes-mb", type=int, nargs="+", default=[100, 1024])
+    ap.add_argument("--other-mb", type=int, default=100,
+                    help="size of the two other logs, a record per request and the timed server log (0: none)")
     ap.add_argument("--dir", help="where to write the logs (default: a temporary directory, removed after)")
     args = ap.parse_args()
     rows = []
+    logs = [("mixed", write_mixed, args.sizes_mb), ("server", write_server, args.sizes_mb)]
+    if args.other_mb:
+        logs += [("requests", write_requests, [args.other_mb]), ("timed server", write_timed_server, [args.other_mb])]
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        for kind, write in (("mixed", write_mixed), ("server", write_server)):
-            for mb in args.sizes_mb:
-                path = os.path.join(tmp, f"{kind}-{mb}.log")
+        for kind, write, sizes in logs:
+            for mb in sizes:
+                path = os.path.join(tmp, f"{kind.replace(' ', '-')}-{mb}.log")
                 write(path, mb << 20)
                 size_mb = os.path.getsize(path) / 1e6
                 # each measured by a fresh probe process: RUSAGE_CHILDREN's maximum is over all children so far
