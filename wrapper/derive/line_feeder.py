@@ -8,6 +8,7 @@ stamp, and a run that printed nothing never loads them. A line longer than ``MAX
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Optional
 
 from ..model.events import STREAMS, Chunk
@@ -22,15 +23,21 @@ class _StreamLines:
 
     def __init__(self) -> None:
         self.kept_bytes = 0
-        self.tail = bytearray()
+        # The tail keeps references to the chunks themselves (no copy on the read thread: joining and trimming
+        # a bytearray per read cost ~12 ms of a 200 MB passthrough), dropping the oldest while the rest still
+        # holds TAIL_BYTES.
+        self._tail: deque = deque()
+        self._tail_bytes = 0
         self._partial = b""
 
     def keep(self, data: bytes) -> bool:
         """True when ``data`` belongs to the head (kept in arrival order by the caller); else it goes to the tail."""
         if self.kept_bytes >= HEAD_BYTES:
-            self.tail += data
-            if len(self.tail) > 2 * TAIL_BYTES:
-                del self.tail[:-TAIL_BYTES]
+            tail = self._tail
+            tail.append(data)
+            self._tail_bytes += len(data)
+            while self._tail_bytes - len(tail[0]) >= TAIL_BYTES:
+                self._tail_bytes -= len(tail.popleft())
             return False
         self.kept_bytes += len(data)
         return True
@@ -51,8 +58,8 @@ class _StreamLines:
                 feed_line(raw[:MAX_LINE_BYTES].decode("utf-8", "replace"))
 
     def finish(self, feed_line) -> None:
-        if self.tail:
-            tail = bytes(self.tail[-TAIL_BYTES:])
+        if self._tail_bytes:
+            tail = b"".join(self._tail)[-TAIL_BYTES:]
             cut = tail.find(b"\n")
             self._partial = b""
             self.split(tail[cut + 1:] if cut >= 0 else tail, feed_line)
