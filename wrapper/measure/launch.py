@@ -14,7 +14,6 @@ import selectors
 import signal
 import subprocess
 import time
-import tty
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
@@ -415,6 +414,8 @@ def _launch(argv, on_chunk, opts: LaunchOptions, on_start, control, signals: Sig
     """``launch`` once this process is a subreaper."""
     out_r, out_w = os.openpty() if opts.pty else os.pipe()
     if opts.pty:
+        import tty  # with termios ~1 ms of start-up that only --pty runs need
+
         tty.setraw(out_w)
     err_r, err_w = os.pipe()
     for fd in (out_r, err_r):
