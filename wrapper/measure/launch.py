@@ -194,15 +194,33 @@ def _count_group(pgid: int) -> int:
     return count
 
 
+def _stat_text(entry: str) -> Optional[str]:
+    """``/proc/ENTRY/stat`` as text, None when it can't be read (the process is gone). Read through a bare
+    descriptor: a pass over /proc reads one per process, and a file object's set-up cost more than the reads."""
+    try:
+        fd = os.open(f"/proc/{entry}/stat", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        parts = []
+        while True:
+            data = os.read(fd, 4096)
+            if not data:
+                return b"".join(parts).decode("utf-8", "replace")
+            parts.append(data)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _processes() -> dict[int, tuple[int, str, int, int, str]]:
     """Every process: pid → (ppid, name, pgid, sid, state), from one pass over /proc."""
     out = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    raw = fh.read().decode("utf-8", "replace")
-            except OSError:
+            raw = _stat_text(entry)
+            if raw is None:
                 continue
             fields = raw[raw.rindex(")") + 2:].split()
             out[int(entry)] = (int(fields[1]), raw[raw.index("(") + 1:raw.rindex(")")], int(fields[2]),
