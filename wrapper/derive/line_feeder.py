@@ -25,22 +25,28 @@ class _StreamLines:
         self.kept_bytes = 0
         # The tail keeps references to the chunks themselves (no copy on the read thread: joining and trimming
         # a bytearray per read cost ~12 ms of a 200 MB passthrough), dropping the oldest while the rest still
-        # holds TAIL_BYTES.
+        # holds TAIL_BYTES. A read of TAIL_BYTES or more replaces it with a copy of its own end: the read's
+        # buffer (up to launch.READ_BYTES) is freed at once rather than kept for its last quarter MiB.
         self._tail: deque = deque()
         self._tail_bytes = 0
         self._partial = b""
 
     def keep(self, data: bytes) -> bool:
         """True when ``data`` belongs to the head (kept in arrival order by the caller); else it goes to the tail."""
-        if self.kept_bytes >= HEAD_BYTES:
-            tail = self._tail
-            tail.append(data)
-            self._tail_bytes += len(data)
-            while self._tail_bytes - len(tail[0]) >= TAIL_BYTES:
-                self._tail_bytes -= len(tail.popleft())
+        if self.kept_bytes < HEAD_BYTES:
+            self.kept_bytes += len(data)
+            return True
+        tail = self._tail
+        if len(data) >= TAIL_BYTES:
+            tail.clear()
+            tail.append(bytes(memoryview(data)[-TAIL_BYTES:]))
+            self._tail_bytes = TAIL_BYTES
             return False
-        self.kept_bytes += len(data)
-        return True
+        tail.append(data)
+        self._tail_bytes += len(data)
+        while self._tail_bytes - len(tail[0]) >= TAIL_BYTES:
+            self._tail_bytes -= len(tail.popleft())
+        return False
 
     def split(self, data: bytes, feed_line) -> None:
         # Only complete lines are joined and split; a line still open is kept up to MAX_LINE_BYTES, so
