@@ -15,7 +15,7 @@ from .model.options import DEFAULTS, RunOptions
 from .model.options import NAMES as OPTION_NAMES
 from .errors import GpuBusy, StartError, UsageError
 from .present import style
-from .present.export import csvlog, jsonl, summary
+from .present.export import jsonl, summary
 from .core.writer import show_path
 from .core.safe import terminal
 from .derive.markers import ANY
@@ -610,6 +610,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                query_gpu=args.query_gpu, pidstat=args.pidstat, utc_offset_s=args.utc_offset,
                                on_progress=_err, **_limits_kwargs(args))
     if args.format == "csv":  # its columns are the first record's: the rest stream as the others do
+        from .present.export import csvlog  # and the csv module: only this format's
+
         pieces = csvlog.stream(records, source=True, date_of=api.file_date())
     elif args.format == "json":
         pieces = jsonl.pretty_stream(records)

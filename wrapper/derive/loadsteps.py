@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from .aggregate import aggregate, reading_index
+from ..core.lazy_re import LazyPattern
 from ..core.safe import strip_ansi
 from ..model.events import CPU_SOURCES, Chunk, GPU_SOURCES, Marker, Sample
 
@@ -35,14 +36,14 @@ RESERVED_MARKS = ("ready", "first_token", "last_token", "request_sent")
 # How soon after a boundary its reading comes (the sampler thread wakes, reads /proc and NVML).
 _BOUNDARY_SLACK_NS = 50_000_000
 _MIB = 1048576
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_BAR = re.compile(r"\|[^|]*\|.*$")  # a tqdm bar and its counters after the percentage
+_NUMBER = LazyPattern(r"\d+(?:[.,:]\d+)*")
+_BAR = LazyPattern(r"\|[^|]*\|.*$")  # a tqdm bar and its counters after the percentage
 # A line that reports work done names the step it closes; one that announces work names the step it opens.
-DONE_LINE = re.compile(
+DONE_LINE = LazyPattern(
     r"\b(?:loaded|took|takes|done|finished|complete[ds]?|succeeded|ready|read from|ends?|ended|started|"
     r"initiali[sz]ed|created|built|compiled|captured|allocated|converted|answered|fetched|downloaded|"
     r"in \d+(?:\.\d+)? ?m?s)\b", re.IGNORECASE)
-ANNOUNCE_LINE = re.compile(
+ANNOUNCE_LINE = LazyPattern(
     r"\b(?:loading|starting|start|begin|begins|beginning|initiali[sz]ing|creating|building|compiling|capturing|"
     r"reading|downloading|fetching|allocating|preparing|converting|warming up|waiting for|connecting)\b",
     re.IGNORECASE)

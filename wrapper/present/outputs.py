@@ -15,7 +15,6 @@ from typing import Callable, Optional
 from ..core.writer import OutputError, OutputPathError, append_locked, check_writable, show_path
 from ..method.fleet import capture_check_dir, expand, placeholders_in
 from ..model.options import RunOptions
-from ..sources.capture import SUFFIX as CAPTURE_SUFFIX
 
 log = logging.getLogger("phasewrap")
 
@@ -45,7 +44,11 @@ class RunOutputs:
     def capture_of(self, run_id: str) -> Optional[str]:
         """The capture file a run writes, or None without --capture."""
         directory = self.capture_dir_for(run_id) if self.capture_dir_for else self.capture_dir
-        return os.path.join(directory, run_id + CAPTURE_SUFFIX) if directory else None
+        if not directory:
+            return None
+        from ..sources.capture import SUFFIX  # the capture format's module: only a --capture run loads it
+
+        return os.path.join(directory, run_id + SUFFIX)
 
     def _capture_templates(self, capture_dir: Optional[str]) -> Optional[str]:
         """The capture folder to check before the start; sets ``capture_dir_for`` for a per-run template."""
@@ -67,12 +70,12 @@ class RunOutputs:
     @staticmethod
     def _check(jsonl: Optional[str], csv: Optional[str], capture_dir: Optional[str], plot: Optional[str],
                trace: Optional[str]) -> None:
-        from .export import csvlog
-
         for option, path in (("--jsonl", jsonl), ("--csv", csv), ("--plot", plot), ("--trace", trace)):
             if path:
                 check_writable(option, path)
         if csv and csv != "-" and os.path.isfile(csv):
+            from .export import csvlog  # and the csv module: only a --csv run loads them
+
             with open(csv, "rb") as fh:
                 problem = csvlog.header_problem(fh.read(1 << 16))
             if problem:
@@ -121,10 +124,10 @@ class RunOutputs:
         return True
 
     def _append_csv(self, record: dict, path: Optional[str]) -> bool:
-        from .export import csvlog
-
         if not path:
             return True
+        from .export import csvlog
+
         dropped: list = []
 
         def make(first: Optional[str]) -> str:

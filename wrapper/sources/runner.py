@@ -11,9 +11,8 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
-from .capture import CaptureWriter
 from ..core.safe import one_line
 from ..model.events import Chunk, RunEnd, RunStart, RunWarning, stream_name
 from ..measure.launch import Control, LaunchOptions, LaunchResult, StartError, launch
@@ -24,6 +23,9 @@ from ..model import profiles as _profiles
 from ..derive.record import iso_utc
 from ..derive.line_feeder import LineFeeder
 from ..derive.markers import PhaseTracker
+
+if TYPE_CHECKING:
+    from .capture import CaptureWriter
 
 __all__ = ["HTTP", "Kept", "Prepared", "RunConfig", "StartError", "execute", "new_run_id", "phase_windows", "prepare"]
 READY_HINT_S = 30.0
@@ -233,6 +235,8 @@ def _open_capture(directory: Optional[str], run_id: str) -> tuple[Optional[Captu
     """The run's capture writer, or (None, why) when its file can't be created: the run goes on without it."""
     if not directory:
         return None, None
+    from .capture import CaptureWriter  # the capture format (and its reader's modules): only a --capture run's
+
     try:
         return CaptureWriter(directory, run_id), None
     except OSError as exc:

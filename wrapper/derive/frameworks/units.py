@@ -15,14 +15,15 @@ Arithmetic goes through ``Decimal`` so ``5.088275983s`` becomes exactly ``5088.2
 from __future__ import annotations
 
 import math
-import re
 from decimal import Decimal, InvalidOperation
+
+from ...core.lazy_re import LazyPattern
 
 # Group separators other than "," and "." that locales print: NO-BREAK SPACE, NARROW NO-BREAK SPACE, apostrophe.
 _GROUP_SEPARATORS = ("\u00a0", "\u202f", "'", "\u2019")
-_THOUSANDS_COMMA = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+")
-_THOUSANDS_DOT = re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+")
-_SPACED_GROUPS = re.compile(r"[-+]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
+_THOUSANDS_COMMA = LazyPattern(r"[-+]?\d{1,3}(?:,\d{3})+")
+_THOUSANDS_DOT = LazyPattern(r"[-+]?\d{1,3}(?:\.\d{3})+")
+_SPACED_GROUPS = LazyPattern(r"[-+]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
 
 
 def decimal_text(text: str | None, decimal_comma: bool | None = None) -> str | None:
@@ -118,12 +119,12 @@ _UNIT_MS = {
     "ns": Decimal("0.000001"),
 }
 # "ms" must come before "m" so that "847ms" is not read as 847 minutes followed by garbage.
-_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s|us|\u00b5s|\u03bcs|ns)")
-_WHOLE = re.compile(r"[-+]?(?:\d+(?:\.\d+)?(?:ms|h|m|s|us|\u00b5s|\u03bcs|ns))+")
+_PART = LazyPattern(r"(\d+(?:\.\d+)?)(ms|h|m|s|us|\u00b5s|\u03bcs|ns)")
+_WHOLE = LazyPattern(r"[-+]?(?:\d+(?:\.\d+)?(?:ms|h|m|s|us|\u00b5s|\u03bcs|ns))+")
 _WORD_UNITS = {"sec": "s", "secs": "s", "second": "s", "seconds": "s", "msec": "ms", "msecs": "ms",
                "millisecond": "ms", "milliseconds": "ms", "mins": "min", "minute": "min", "minutes": "min",
                "hour": "h", "hours": "h", "usec": "us", "usecs": "us", "microseconds": "us", "nanoseconds": "ns"}
-_SPACED = re.compile(r"([-+]?[\d.,'\u00a0\u202f]*\d)\s*([A-Za-z\u00b5\u03bc]+)")
+_SPACED = LazyPattern(r"([-+]?[\d.,'\u00a0\u202f]*\d)\s*([A-Za-z\u00b5\u03bc]+)")
 
 
 def go_duration_ms(text: str) -> float | None:
@@ -166,7 +167,7 @@ _TO_MIB = {
     "GB": "953.67431640625",
     "TB": "953674.31640625",
 }
-_SIZE = re.compile(r"\s*([-+]?[\d.,'\u00a0\u202f]+)\s*([KMGT]i?B|kB|B)\s*")
+_SIZE = LazyPattern(r"\s*([-+]?[\d.,'\u00a0\u202f]+)\s*([KMGT]i?B|kB|B)\s*")
 
 
 def size_mib(text: str, decimal_comma: bool | None = None) -> float | None:
