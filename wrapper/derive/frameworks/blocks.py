@@ -41,7 +41,7 @@ MAX_LINE_BYTES = 1 << 20  # a "line" longer than this without a newline is cut, 
 
 # generic.GATE as bytes, loosened (any one separator byte or a UTF-8 sequence between number and unit).
 _FIGURE_GATE = (rb"\d(?:[\s]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|tok|[tT]/s|it/s|req|"
-                rb"[KMGT]i?B|kB|%)|token|\||_(?:ms|s|tps|per_second)\"|\x1b")
+                rb"[KMGT]i?B|kB|%)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|_(?:ms|s|tps|per_second)\"|\x1b")
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.
