@@ -174,8 +174,11 @@ def _trie_pattern(words: Iterable[str]) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
+    escaped: dict = {}  # re.escape per character, once each (a key set has ~4000 characters, ~60 distinct)
+
     def emit(node: dict) -> str:
-        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        branches = [(escaped.get(ch) or escaped.setdefault(ch, re.escape(ch))) + emit(child)
+                    for ch, child in sorted(node.items()) if ch]
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
