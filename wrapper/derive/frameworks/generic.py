@@ -72,8 +72,10 @@ _UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|
 _VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
 _BEFORE_CHARS = 64
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
-_MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+"
+# Their parts may be separated by ", " ("0h, 0m, 3s": read as one duration, never as the "0h" it starts with).
+_MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:(?:,\s*)?\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+"
                               r"(?![\w.])")
+_PART_SEPARATOR = LazyPattern(r",\s*")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
@@ -110,6 +112,9 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 GATE = re.compile(r"[^\x00-\x2f\x3a-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
                   r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\")")
+# Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
+# statistics, not the limits _NOISE leaves out ("max tokens 512").
+_STAT_COLUMN = LazyPattern(r"avg|mean|median|min|max|std|stdev|p\d{1,2}(?:\.\d+)?", re.I)
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
@@ -262,6 +267,8 @@ class FigureReader:
             return
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
+        if "**" in stripped:  # markdown bold, as posted: "- **Average Latency (per token):** 0.41 ms"
+            stripped = stripped.replace("**", "")
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
             return
@@ -298,7 +305,7 @@ class FigureReader:
         for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] == "pair":
-                self._add(_label(found[1]), repr(go_duration_ms(m[0])), "ms", line, routed)
+                self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
         self._values(s, line, routed, taken)
 
@@ -314,6 +321,8 @@ class FigureReader:
                 continue
             found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
             shape, label, unit = found if found is not None else (None, None, None)
+            if shape == "bracket" and m["unit"] and _unit_kind(unit, label)[1] is None:
+                label, unit = f"{label} ({unit})", m["unit"]  # "Latency (per token): 0.41 ms": no unit in brackets
             unit = unit if shape == "bracket" else m["unit"]
             if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
                 unit = _key_unit(label.strip())
@@ -350,11 +359,13 @@ class FigureReader:
                 continue
             m = _CELL_UNIT.match(name)
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+            stat = False
             if m is None and row is not None:
                 rm = _CELL_UNIT.match(row)
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"])
+                stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
-            self._add(_label(label), value["num"], unit, line, routed)
+            self._add(_label(label), value["num"], unit, line, routed, noise_label=f"{label[:-len(name)]}avg" if stat else None)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
@@ -370,9 +381,11 @@ class FigureReader:
         return True
 
     # -- keeping ---------------------------------------------------------------------------------------------
-    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool) -> bool:
-        """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise."""
-        if not label or _is_noise(label):
+    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
+             noise_label: Optional[str] = None) -> bool:
+        """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
+        the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
+        if not label or _is_noise(label if noise_label is None else _label(noise_label)):
             return False
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
