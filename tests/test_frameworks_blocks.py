@@ -115,3 +115,23 @@ def test_the_warning_phrases_prefilter_finds_every_line_that_states_a_warning():
     assert len(stated) > 60
     missed = [line for line in stated if search(line.encode("utf-8", "surrogateescape")) is None]
     assert missed == []
+
+
+@pytest.mark.skipif(not blocks.available(), reason="google-re2 is not installed (the fast extra)")
+def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
+    """blocks._FIGURE_GATE mirrors generic.GATE on bytes: a line the reader's gate lets through must be a
+    candidate, or the block reader would give other figures than line-by-line reading (every corpus line, and
+    lines made for the non-ASCII edges: other scripts' digits, Unicode spaces, µ/μ, box-drawing bars)."""
+    from wrapper.derive.frameworks import generic
+
+    search = blocks.gate()
+    lines = [line for name in LOGS for line in open(fixture("logs", name), encoding="utf-8",
+                                                    errors="surrogateescape").read().splitlines()]
+    lines += ["\u0665 ms", "\u0663\u0664 tok", "5\u00a0ms", "5\u202fms", "5\x1fms", "12 \u00b5s", "12 \u03bcs",
+              "Input Tokens \u2502 2,575", "\u2503 Metric \u2503 avg \u2503", "x \u2551 y", "Mean TTFT (ms): 1.0",
+              "Throughput (T/s) 0.80", "Request throughput (req/s): 0.85", "7.82 tps", "load (s): 3", "mem (%): 4",
+              "weights (MiB): 5", "size (GB): 6", "\udce2\udc94 3 ms"]
+    read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
+    assert len(read) > 1000
+    data = [line.encode("utf-8", "surrogateescape") for line in read]
+    assert [line for line in data if search(line, 0, len(line)) is None] == []

@@ -39,9 +39,12 @@ BLOCK_BYTES = 4 << 20
 HEAD_BYTES = 64 << 10
 MAX_LINE_BYTES = 1 << 20  # a "line" longer than this without a newline is cut, so memory stays bounded
 
-# generic.GATE as bytes, loosened (any one separator byte or a UTF-8 sequence between number and unit).
-_FIGURE_GATE = (rb"\d(?:[\s]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|tok|[tT]/s|it/s|req|"
-                rb"[KMGT]i?B|kB|%)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|_(?:ms|s|tps|per_second)\"|\x1b")
+# generic.GATE as bytes (the patterns are compiled in re2's Latin-1 mode: one byte is one character), loosened: a
+# digit is also any other script's (2-4 bytes of a UTF-8 sequence), and between it and the unit any one space
+# Python's \s knows (ASCII, \x1c-\x1f or a UTF-8 sequence); no look-ahead after the unit.
+_FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})(?:[\s\x1c-\x1f]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|"
+                rb"tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
+                rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b")
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.
@@ -102,9 +105,12 @@ def gate() -> Optional[Find]:
 
 
 def _compiled(pattern: bytes) -> Find:
+    """``pattern`` compiled by re2 on bytes as bytes: Latin-1 mode, so ``\\xe2`` is the byte, not U+00E2 (in its
+    default UTF-8 mode a byte escape is a code point), and a line that isn't UTF-8 is read as it is."""
     import re2
 
     options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
     options.max_mem = 64 << 20  # the key set compiles to a large DFA; the default 8 MiB makes re2 fall back
     return _spans(re2.compile(pattern, options))
 

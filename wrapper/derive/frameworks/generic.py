@@ -103,15 +103,16 @@ _GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*
 _GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
 GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
-# It finds a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one) or a JSON key '_ms"'
-# (and the like). Written as one leading character class (an ASCII digit, "|", "_", "t", "T", or any non-ASCII
-# character, since \d also matches other
+# It finds a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
+# (and the like) or a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"). Written as one leading
+# character class (an ASCII digit, "|", "_", "t", "T", ")", or any non-ASCII character, since \d also matches other
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x2f\x3a-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
-                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|[tT]/s|it/s|req|[KMGT]i?B|kB|%)"
-                  r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\")")
+GATE = re.compile(r"[^\x00-\x28\x2a-\x2f\x3a-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
+                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%)"
+                  r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
+                  r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\)))")
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|min|max|std|stdev|p\d{1,2}(?:\.\d+)?", re.I)

@@ -36,13 +36,14 @@ _OFFLOAD_CPU = ("offloaded to the cpu", "offloaded to cpu", "offloaded to the di
 
 
 def prefilter_pattern() -> bytes:
-    """A bytes pattern (for google-re2: case-insensitive in its UTF-8 mode) found in every line ``classify``
-    gives a kind for, and in few others: the phrases themselves, not the much commoner ``KEYS`` ("memory",
-    "alloc" are on most lines of a llama.cpp load), so a block reader looks at far fewer lines."""
+    """A bytes pattern (for google-re2 in Latin-1 mode) found in every line ``classify`` gives a kind for, and in
+    few others: the phrases themselves, not the much commoner ``KEYS`` ("memory", "alloc" are on most lines of a
+    llama.cpp load), so a block reader looks at far fewer lines. Case-insensitive as ``str.lower`` is on them:
+    ASCII letters, and the Kelvin sign, whose lower case is "k"."""
     import re
 
     phrases = _OOM + (_NOT_OOM,) + _CPU_FALLBACK + ("is assigned to device cpu",) + _OFFLOAD_CPU
-    literal = b"|".join(re.escape(p.encode("ascii")) for p in phrases)
+    literal = b"|".join(re.escape(p.encode("ascii")).replace(b"k", b"(?:k|\xe2\x84\xaa)") for p in phrases)
     return b"(?i:" + literal + b")|OOM|preferred buffer type"
 
 
