@@ -90,6 +90,31 @@ def test_3_the_check_leaves_no_file_behind(tmp):
     assert os.listdir(tmp) == []
 
 
+def test_3_the_check_of_a_new_file_never_removes_another_writers_record(tmp, monkeypatch):
+    """Eight runs sharing one --jsonl: a run's check of the new file must not delete it under a record another
+    run appends meanwhile (the check once created the file itself and removed it)."""
+    from wrapper.core import writer
+
+    path = tmp / "runs.jsonl"
+    real_close = os.close
+
+    def close_then_another_run_appends(fd):
+        real_close(fd)
+        with open(path, "a") as fh:
+            fh.write('{"run_id": "other"}\n')
+    monkeypatch.setattr(writer.os, "close", close_then_another_run_appends)
+    writer.check_writable("--jsonl", str(path))
+    monkeypatch.undo()
+    assert path.read_text() == '{"run_id": "other"}\n' and os.listdir(tmp) == ["runs.jsonl"]
+
+
+def test_3_a_file_name_too_long_for_its_directory_is_refused(tmp):
+    from wrapper.core.writer import OutputPathError, check_writable
+
+    with pytest.raises(OutputPathError, match="cannot write"):
+        check_writable("--jsonl", str(tmp / ("x" * 300 + ".jsonl")))
+
+
 # 5. placeholder values become one safe path component, never a path
 
 @pytest.mark.parametrize("fleet,needle", [

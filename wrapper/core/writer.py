@@ -116,35 +116,47 @@ def check_writable(option: str, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise OutputPathError(f"{option}: {shown} is a directory; give a file name")
-    if os.path.exists(path):
-        mode = os.stat(path).st_mode
-        if not mode & 0o222:  # no write bit at all (/proc/version, a file made read-only): root would still try
-            raise OutputPathError(f"{option}: cannot write {shown} (read-only, mode {mode & 0o7777:04o}); choose "
-                                  "a writable file")
-        try:
-            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
-        except OSError as exc:
-            why = "a FIFO with no reader" if exc.errno == errno.ENXIO else exc.strerror  # the real cause
-            raise OutputPathError(f"{option}: cannot write {shown} ({why}); choose a writable file") from None
-    elif not os.path.isdir(directory):
+    if os.path.exists(path) and _check_existing(option, path, shown):
+        return
+    if not os.path.isdir(directory):
         raise OutputPathError(f"{option}: directory {show_path(directory)} does not exist; create it or choose "
                               "another path")
     else:
         _try_create(option, path)
 
 
-def _try_create(option: str, path: str) -> None:
-    """Create ``path`` for append and remove it again: permission bits don't tell (root, /proc, a read-only
-    mount, a full quota), only the open does."""
+def _check_existing(option: str, path: str, shown: str) -> bool:
+    """An existing file opened for append (nothing written); False when it is gone meanwhile (another
+    writer's check of a new file, or a rotation): then it is checked as a new one."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_NOCTTY, 0o666)
-    except FileExistsError:
-        return  # made meanwhile by another writer: appending to it is what we do anyway
+        mode = os.stat(path).st_mode
+        if not mode & 0o222:  # no write bit at all (/proc/version, a file made read-only): root would still try
+            raise OutputPathError(f"{option}: cannot write {shown} (read-only, mode {mode & 0o7777:04o}); choose "
+                                  "a writable file")
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY))
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        why = "a FIFO with no reader" if exc.errno == errno.ENXIO else exc.strerror  # the real cause
+        raise OutputPathError(f"{option}: cannot write {shown} ({why}); choose a writable file") from None
+    return True
+
+
+def _try_create(option: str, path: str) -> None:
+    """Create a file beside ``path`` and remove it again: permission bits don't tell (root, /proc, a read-only
+    mount), only an open does. Not ``path`` itself: another run writing the same file (eight runs sharing one
+    --jsonl) could append its record between that create and the remove, and lose it."""
+    directory, name = os.path.split(os.path.abspath(path))
+    try:
+        if len(os.fsencode(name)) > os.pathconf(directory, "PC_NAME_MAX"):
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+        probe = os.path.join(directory, f".phasewrap-check-{os.getpid()}-{os.urandom(4).hex()}")
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_NOCTTY, 0o666)
     except OSError as exc:
         raise OutputPathError(f"{option}: cannot write {show_path(path)} ({exc.strerror}); choose another "
                               "path") from None
     os.close(fd)
-    os.unlink(path)
+    os.unlink(probe)
 
 
 def append_locked(path: str, make_text: Callable[[Optional[str]], str], option: Optional[str] = None) -> None:
