@@ -56,16 +56,17 @@ MAX_LINE_CHARS = 300
 _NUM = r"[-+]?\d+(?:[.,]\d+)*"
 _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "milliseconds": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h"}
+               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "\u6beb\u79d2": "ms", "\u79d2": "s"}
 _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
-               "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s"}
-_SIZE_UNITS = {u.lower(): u for u in ("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB")}
+               "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
+               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token"}
+_SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
-_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|ms/t(?:ok(?:en)?)?|tps|TPS|"
-         r"milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B|kB|B|%|tokens?|tok|requests)(?![\w/=])")
+_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
+         r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|B|%|tokens?|tok|requests|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -87,7 +88,7 @@ _BEFORE = (
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 # A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
@@ -95,8 +96,9 @@ _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
                     + r"))?\s*(?=[,;|\u2022()\]]|$)")
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
-_JOINED = LazyPattern(r"[\s,(=]*")
+_JOINED = LazyPattern(r"[\s,(=/]*")
 _NUMBER_WORD = LazyPattern(_NUM)
+_UNIT_WORD = LazyPattern(_UNIT)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
 _GROUP_MARK = LazyPattern(r"\)\s*:\s*[A-Za-z]")
 _GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
@@ -110,7 +112,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x28\x2a-\x2f\x3a-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
-                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%)"
+                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req(?:uests?)?|[KMGT]i?B|kB|%)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\)))")
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
@@ -175,14 +177,28 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _RATE_UNITS[low], "rate"
     if low in _COUNT_UNITS:
         return _COUNT_UNITS[low], "count"
-    if unit.strip() in _SIZE_UNITS.values():
+    if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
+    if unit.endswith("/s") and unit[:-2] in _SIZE_UNITS:  # "1466.57 GB/s": a bandwidth
+        return unit, "rate"
     return None, None
+
+
+def _joined_label(last: str, kind: Optional[str]) -> str:
+    """The label of an unlabelled figure that follows one: "prompt time: 15761 ms / 17 tokens (927.1 ms/token)"
+    gives "prompt time tokens" and "prompt time tokens rate"; "total 9.55 ms, 104.73 tok/s, 1466.57 GB/s" gives
+    "total rate" twice (the values and units tell them apart)."""
+    if kind == "rate":
+        return last if last.endswith(" rate") else f"{last} rate"
+    if kind == "count" and "token" not in last.lower():
+        return f"{last} tokens"
+    return last
 
 
 def _label(text: str) -> str:
     """A label as printed, separators made spaces, its log level dropped, its last MAX_LABEL_WORDS words."""
-    words = _LEVEL.sub("", _SEP.sub(" ", text.strip(" .-:#")).strip()).split(" ")
+    spaced = _SEP.sub(" ", text.strip(" .-:#")).strip()
+    words = (_LEVEL.sub("", spaced) or spaced).split(" ")  # "I 499 ms" (dllama's inference time): "I" is the label
     return " ".join(words[-MAX_LABEL_WORDS:])[:MAX_LABEL_CHARS]
 
 
@@ -244,6 +260,8 @@ def _before(reversed_head: str) -> Optional[tuple]:
             if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
                 words = label.split()
                 cut = max((i + 1 for i, w in enumerate(words) if _NUMBER_WORD.fullmatch(w)), default=0)
+                if 0 < cut < len(words) and _UNIT_WORD.fullmatch(words[cut]):  # "G 559 ms I 499 ms": "I", not "ms I"
+                    cut += 1
                 label = " ".join(words[cut:])
                 if not label:
                     return None
@@ -293,11 +311,13 @@ class FigureReader:
                 taken.append((m.start(), end))
         for m in _TRIPLE.finditer(s) if " in " in s else ():
             head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if head is None:
+            if head is None and m["word"] is None:
                 continue
-            label = _label(head["label"][::-1])
+            label = _label(head["label"][::-1]) if head is not None else ""
             if "token" not in label.lower():
-                label += " tokens"
+                label = f"{label} tokens".strip()
+            if m["word"] is not None:  # "1934 tokens generated in 504.75 seconds"
+                label = f"{label} {m['word']}"
             self._add(label, m["count"], None, line, routed)
             self._add(f"{label} time", m["num"], m["unit"], line, routed)
             if m["rate"] is not None:
@@ -334,7 +354,7 @@ class FigureReader:
                         else (after["label"], after["unit"])
                     shape = "after"
             if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
-                label, shape = f"{last[0]} rate" if _unit_kind(unit, "")[1] == "rate" else last[0], "joined"
+                label, shape = _joined_label(last[0], _unit_kind(unit, "")[1]), "joined"
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
@@ -450,7 +470,7 @@ def _key_unit(key: str) -> Optional[str]:
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit
-    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s"):
+    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
         return "tokens/s"
     return None
 
