@@ -12,13 +12,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
+from ..core.safe import ANSI
 from ..model.events import ANY, ERR, OUT, Chunk, Marker
 from .gaps import GapStamps
 from .reasoning import THINK_TAGS, ThinkTracker
 
 WINDOW_CHARS = 1024  # overlap kept between reads: the longest match that may straddle two chunks
 RACE_WINDOW_NS = 50_000_000
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _SPACE = re.compile(r"\s+")
 MARKER_TEXT_CHARS = 200
 
@@ -47,7 +47,7 @@ def compile_marker(option: str, name: str, regex: str, stream: str = ANY) -> Mar
 
 
 def _trim(text: str) -> str:
-    text = _ANSI.sub("", text).strip()
+    text = ANSI.sub("", text).strip()
     return text if len(text) <= MARKER_TEXT_CHARS else text[:MARKER_TEXT_CHARS] + "…"
 
 
@@ -281,7 +281,7 @@ class PhaseTracker:
         if self._ready_spec is not None and "ready" not in self.found:
             self._before_ready.append((chunk.t_ns, text))
             return
-        visible = _ANSI.sub("", text)
+        visible = ANSI.sub("", text)
         log_line = self._tokens.log_line
         if log_line is not None and all(log_line.fullmatch(line) for line in visible.split("\n")):
             return
@@ -322,7 +322,7 @@ class PhaseTracker:
                     return
             self._token_tail = window[-WINDOW_CHARS:]
         if text is not None and not self.think.done:
-            self._think_text(chunk, _ANSI.sub("", text))
+            self._think_text(chunk, ANSI.sub("", text))
         self.gap_stamps.add(chunk.t_ns, chunk.data)
         if chunk.data.isspace():
             # Whitespace after the last token (a closing newline) is not a token; it counts only once

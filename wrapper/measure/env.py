@@ -8,7 +8,6 @@ the only slow part, ``EXE --version``, runs only when asked (5 s timeout).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -17,6 +16,7 @@ import subprocess
 from typing import Optional, Sequence
 
 from .. import __version__
+from ..core.digest import sha256_hex
 from .sampling import nvml as _nvml
 
 _MIB = 1048576
@@ -29,8 +29,7 @@ OS_RELEASE_PATHS = ("/etc/os-release", "/usr/lib/os-release")
 
 
 def _sha256_text(text) -> str:
-    data = text if isinstance(text, bytes) else str(text).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(text if isinstance(text, bytes) else str(text).encode("utf-8"))
 
 
 def args_sha256(argv: Sequence[str]) -> str:
@@ -304,6 +303,8 @@ def file_sha256(path: str, cache_path: Optional[str] = None) -> str:
     hit = cache.get(real)
     if isinstance(hit, dict) and hit.get("size") == st.st_size and hit.get("mtime_ns") == st.st_mtime_ns:
         return hit["sha256"]
+    import hashlib  # OpenSSL's sha256, faster on a binary of megabytes; only when the cache has no entry
+
     digest = hashlib.sha256()
     with open(real, "rb") as fh:
         while True:

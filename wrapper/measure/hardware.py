@@ -17,7 +17,6 @@ moves it (tests). A figure that can't be had is null with the reason.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
 import os
@@ -27,6 +26,7 @@ import sys
 import time
 from typing import Optional, Sequence
 
+from ..core.digest import sha256_hex
 from ..core.writer import write_file
 
 DISK_READ_MAX_BYTES = 512 << 20
@@ -279,7 +279,7 @@ def probe(command: Sequence[str], model_path: Optional[str] = None, *, nvml_modu
     folder = folder or cache_dir()
     path = os.path.join(folder, "hardware.json")
     ident = identity(proc_root)
-    key = hashlib.sha256(json.dumps([PROBE_VERSION, ident], sort_keys=True).encode()).hexdigest()[:16]
+    key = sha256_hex(json.dumps([PROBE_VERSION, ident], sort_keys=True).encode())[:16]
     cache = _load_cache(path)
     entry = cache.get(key) if isinstance(cache.get(key), dict) else {"identity": ident}
     cache[key] = entry

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import re
-import textwrap
 from typing import Optional, TextIO
 
+from ..core.lazy_re import LazyPattern  # compiled when a summary is folded or painted, not at import
 from ..model.phases import PHASES
 
 DEFAULT_WIDTH = 80   # no terminal to ask (a pipe, a file, CI)
@@ -52,7 +52,7 @@ def colour_on(stream: Optional[TextIO]) -> bool:
         return False
 
 
-_ITEM = re.compile(r"^(\s*)(\d+\. |[-*] |[a-z][\w .-]{0,30}: )")
+_ITEM = LazyPattern(r"^(\s*)(\d+\. |[-*] |[a-z][\w .-]{0,30}: )")
 
 
 def wrap_line(line: str, columns: int) -> str:
@@ -60,6 +60,8 @@ def wrap_line(line: str, columns: int) -> str:
     "warning: "). Words longer than a line (paths, regexes) are kept whole rather than cut."""
     if len(line) <= columns:
         return line
+    import textwrap  # its wrapper compiles its own regexes at import: only a line this long needs it
+
     match = _ITEM.match(line)
     indent = " " * (len(match.group(0)) if match and len(match.group(0)) < columns // 2 else
                     len(line) - len(line.lstrip()))
@@ -74,7 +76,7 @@ def wrap(text: str, columns: Optional[int]) -> str:
     return "\n".join(wrap_line(line, columns) for line in text.split("\n"))
 
 
-_COLUMN_GAPS = re.compile(r"\S {2,}(?=\S)")
+_COLUMN_GAPS = LazyPattern(r"\S {2,}(?=\S)")
 
 
 def wrap_prose(text: str, columns: Optional[int]) -> str:
@@ -86,11 +88,11 @@ def wrap_prose(text: str, columns: Optional[int]) -> str:
                      else wrap_line(line, columns) for line in text.split("\n"))
 
 
-_PHASE_CELL = re.compile(rf"^({'|'.join(PHASE_COLOURS)})\b", re.M)
-_WARNING = re.compile(r"(?<![\w-])(warning:|marker never seen:|outlier:)", re.M)
-_FAILED = re.compile(r"\b(failed|timeout|interrupted|killed)\b")
-_FINDING = re.compile(r"^(\d+\. )(\[[^\]]*\])", re.M)
-_NEXT = re.compile(r"^(\s+next:)", re.M)
+_PHASE_CELL = LazyPattern(rf"^({'|'.join(PHASE_COLOURS)})\b", re.M)
+_WARNING = LazyPattern(r"(?<![\w-])(warning:|marker never seen:|outlier:)", re.M)
+_FAILED = LazyPattern(r"\b(failed|timeout|interrupted|killed)\b")
+_FINDING = LazyPattern(r"^(\d+\. )(\[[^\]]*\])", re.M)
+_NEXT = LazyPattern(r"^(\s+next:)", re.M)
 
 
 def paint(text: str, on: bool = True) -> str:

@@ -24,6 +24,7 @@ import importlib
 import re
 from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
+from ...core.safe import ANSI
 from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
@@ -190,8 +191,6 @@ def _trie_pattern(words: Iterable[str]) -> str:
 
 
 _WARN = object()  # routing target of the warn_rules keys
-# CSI sequences (colours, erase-line, cursor moves) and OSC sequences (window titles), as terminals print them.
-_ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
 # Once a family is detected, families before it in the table that have shown nothing yet get this many more routed
 # lines to show their evidence before they stop being fed (a wrapper's markers show up early in its logs).
 DETECTION_WINDOW_LINES = 2_000
@@ -284,7 +283,7 @@ class StreamParser:
         """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
         if "\x1b" in line:
-            line = re.sub(_ANSI, "", line)
+            line = ANSI.sub("", line)  # colours, erase-line, cursor moves, window titles (core.safe)
         if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
             self._self_name.feed(line)
         m = self._gate_search(line)
