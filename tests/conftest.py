@@ -90,3 +90,15 @@ def events_lines(name: str, streams=("err", "out")) -> list:
             if isinstance(item, list) and item[1] in text:
                 text[item[1]] += item[2]
     return [line for stream in streams for line in text[stream].splitlines(keepends=True)]
+
+
+def one_line_usage_error(proc, *needles) -> str:
+    """The one stderr line of a refused input (exit 2, no traceback), holding every needle; returned."""
+    err = proc.stderr.decode("utf-8", "replace")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err
+    assert len(lines) == 1, err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]

@@ -4,20 +4,9 @@ import sys
 
 import pytest
 
-from .conftest import fixture, run_phasewrap
+from .conftest import fixture, one_line_usage_error as _one_line_usage_error, run_phasewrap
 
 QUIET = ["run", "--quiet", "--format", "none", "--gpu", "off", "--cpu", "off", "--no-env"]
-
-
-def _one_line_usage_error(proc, *needles):
-    err = proc.stderr.decode()
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert proc.returncode == 2, err
-    assert "Traceback" not in err
-    assert len(lines) == 1, err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 @pytest.mark.parametrize("option,value,needle", [

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from .conftest import PHASEWRAP, run_phasewrap
+from .conftest import PHASEWRAP, one_line_usage_error as _one_line_usage_error, run_phasewrap
 
 QUIET = ["run", "--quiet", "--format", "none", "--gpu", "off", "--cpu", "off", "--no-env"]
 
@@ -21,17 +21,6 @@ def _record(**extra) -> dict:
               "phases": {"load_s": 1.0, "ttft_s": 0.5, "decode_s": 2.0, "total_s": 3.5}, "tokens": {"output": 3}}
     record.update(extra)
     return record
-
-
-def _one_line_usage_error(proc, *needles) -> str:
-    err = proc.stderr.decode("utf-8", "replace")
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert proc.returncode == 2, err
-    assert "Traceback" not in err
-    assert len(lines) == 1, err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 # 1. a carriage return in a tag is quoted: one run is one row
