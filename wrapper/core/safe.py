@@ -17,7 +17,7 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _UNDECODED = re.compile(r"[\udc80-\udcff]")  # bytes that weren't UTF-8, as Python keeps them (surrogateescape)
 _JSON_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff]")  # what json.dumps(ensure_ascii=False) leaves unescaped
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")  # what terminal() changes (ESC included)
+_UNSAFE = re.compile(f"{_CONTROL.pattern}|{_UNDECODED.pattern}")  # what terminal() changes (ESC is a control)
 _PATH_BAD = re.compile(r"[^A-Za-z0-9._+-]")
 PATH_COMPONENT_CHARS = 100
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

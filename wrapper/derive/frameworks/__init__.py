@@ -394,7 +394,7 @@ class StreamParser:
         log) and each fold is exact."""
         if self._greedy:
             return ()
-        one = self._single() if self._one is False else self._one
+        one = self._single()
         if one is None or not one[0].PERIODIC:
             return ()
         chosen = one[0]

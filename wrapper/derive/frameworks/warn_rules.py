@@ -40,8 +40,6 @@ def prefilter_pattern() -> bytes:
     few others: the phrases themselves, not the much commoner ``KEYS`` ("memory", "alloc" are on most lines of a
     llama.cpp load), so a block reader looks at far fewer lines. Case-insensitive as ``str.lower`` is on them:
     ASCII letters, and the Kelvin sign, whose lower case is "k"."""
-    import re
-
     phrases = _OOM + (_NOT_OOM,) + _CPU_FALLBACK + ("is assigned to device cpu",) + _OFFLOAD_CPU
     literal = b"|".join(re.escape(p.encode("ascii")).replace(b"k", b"(?:k|\xe2\x84\xaa)") for p in phrases)
     return b"(?i:" + literal + b")|OOM|preferred buffer type"
