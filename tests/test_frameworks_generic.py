@@ -157,3 +157,67 @@ def test_every_self_name_pattern_is_behind_one_of_its_words():
         hit = re.search(pattern, f"INFO {samples[name]} started")
         assert hit is not None, name
         assert any(word in hit.group().lower() for word in SELF_NAME_WORDS), name
+
+
+def test_a_label_colon_number_line_is_a_count_or_ratio_by_its_label_else_nothing():
+    # google/JetStream benchmark_serving (see the corpus log), sgl-project/sglang's bench_serving tail
+    (run,) = read("Successful requests: 1780", "Concurrency:                             48.06",
+                  "Total generated tokens (retokenized):    24859", "Clients: 1", "Seed: 42", "max_tokens: 512",
+                  "Mean acceptance length: 2.63")
+    got = {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert got == {"Successful requests": (1780, None, "count"), "Concurrency": (48.06, None, "ratio"),
+                   "Total generated tokens (retokenized)": (24859, None, "count"),
+                   "Mean acceptance length": (2.63, None, "ratio")}
+
+
+def test_limits_are_noise_for_counts_but_statistics_for_durations():
+    (run,) = read("Max ITL (ms):                            31297.97", "max_num_seqs: 256", "Min latency: 1.5 ms",
+                  "memory limit: 80 GiB")
+    assert {f.label: f.value for f, _ in run.figures} == {"Max ITL": 31297.97, "Min latency": 1.5}
+
+
+def test_counts_inside_a_clause_and_context_as_a_measured_length():
+    # theroyallab/tabbyAPI (exllamav3) completion line, as in the corpus log
+    line = ("1934 tokens generated in 504.75 seconds (Queue: 0.0 s, Process: 0 cached tokens and 118010 new tokens "
+            "at 433.73 T/s, Generate: 8.31 T/s, Context: 118010 tokens)")
+    (run,) = read(line, "context length: 4096", "n_ctx_size = 8192 tokens")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    for figure in (("cached tokens", 0, "tokens"), ("new tokens", 118010, "tokens"), ("new tokens", 433.73, "tokens/s"),
+                   ("Context", 118010, "tokens")):
+        assert figure in got
+    assert not [g for g in got if g[0] in ("context length", "n ctx size")]
+
+
+def test_csv_rows_under_a_header_of_names():
+    # antirez/ds4 ds4-bench (the corpus log): a CSV header, then rows of numbers
+    runs = read("ctx_tokens,prefill_tokens,prefill_tps,gen_tokens,gen_tps,kvcache_bytes",
+                "2048,2048,370.57,128,31.25,52184460", "4096,2048,324.39,128,30.50,80373132",
+                "Tokens: 1,234,567")  # not a row: two commas inside one number of a labelled line
+    assert [r.core.get("prompt_tps", (None,))[0] for r in runs] == [370.57, 324.39]
+    first = {f.label: (f.value, f.unit, f.kind) for f, _ in runs[0].figures}
+    assert first == {"prefill tokens": (2048, None, "count"), "prefill tps": (370.57, "tokens/s", "rate"),
+                     "gen tokens": (128, None, "count"), "gen tps": (31.25, "tokens/s", "rate"),
+                     "kvcache bytes": (52184460, "B", "size")}  # ctx_tokens: a setting (noise)
+    assert ("Tokens", 1234567) in [(f.label, f.value) for r in runs for f, _ in r.figures]
+    # a row whose width differs from the header's is not read as one
+    assert not any(f.label == "prefill tokens" and f.value == 1 for r in read("a,b,c", "1,2") for f, _ in r.figures)
+
+
+def test_a_shells_time_line_labels_stand_after_their_values():
+    zsh = "python3 examples/llama.py --prompt x  12.77s user 8.83s system 131% cpu 16.393 total"
+    gnu = "12.77user 8.83system 1:02.50elapsed 131%CPU (0avgtext+0avgdata 123456maxresident)k"
+    for line, wall_s in ((zsh, 16.393), (gnu, 62.5)):
+        (run,) = read(line)
+        got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+        assert got == {"user time": (12.77, "s"), "system time": (8.83, "s"), "cpu": (131, "%"),
+                       "total time": (wall_s, "s")}, line
+        assert run.core["total_ms"][0] == wall_s * 1000
+    (run,) = read("real\t0m16.393s", "user\t0m12.770s", "sys\t0m8.830s")  # bash's time
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("real", 16393.0, "ms"), ("user", 12770.0, "ms"), ("sys", 8830.0, "ms")]
+
+
+def test_a_label_in_another_script():
+    (run,) = read("首字延迟: 123.4 ms", "解码速度: 45.6 tokens/s")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("首字延迟", 123.4, "ms"),
+                                                                    ("解码速度", 45.6, "tokens/s")]

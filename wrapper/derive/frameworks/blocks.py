@@ -43,8 +43,11 @@ MAX_LINE_BYTES = 1 << 20  # a "line" longer than this without a newline is cut, 
 # digit is also any other script's (2-4 bytes of a UTF-8 sequence), and between it and the unit any one space
 # Python's \s knows (ASCII, \x1c-\x1f or a UTF-8 sequence); no look-ahead after the unit.
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})(?:[\s\x1c-\x1f]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|"
-                rb"tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
-                rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b")
+                rb"tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%|user|elapsed)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
+                rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
+                # "label: 1780" at a line's end (or before a separator str.splitlines cuts at), CSV rows and headers
+                rb"|[A-Za-z)][:=][ \t]*[-+]?[0-9][0-9.,]*(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
+                rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]")
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.

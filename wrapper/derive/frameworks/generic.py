@@ -7,7 +7,7 @@
     SelfName().feed(raw_line); .name      # the name a log prints about itself (routes.SELF_NAMES) or None
 
 Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``duration``, ``rate``, ``size``,
-``percent``, ``count``):
+``percent``, ``count``, ``ratio``):
 
 * ``Label: 2760.401ms``, ``label = 12.5 tokens/s``, ``label=3.2s``, ``label="177.15ms"`` (key=value pairs, several
   per line: each is one figure);
@@ -20,11 +20,15 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
   (label ``Time prefill``);
 * ``| col (ms) | col |`` tables: a header row of names, then rows of numbers; each cell is a figure labelled by its
   column (unit from the column's brackets);
-* a JSON object on one line: each numeric member whose key names a time, rate, size or token count.
+* a JSON object on one line: each numeric member whose key names a time, rate, size or token count;
+* CSV: a header of 3+ names, then rows of as many numbers; each cell labelled by its column (unit from its
+  brackets or suffix: ``prefill_tps``, ``ttft (ms)``, ``kv_bytes``);
+* a shell's ``time`` line (zsh's ``12.77s user 8.83s system 131% cpu 16.393 total``, GNU time's ``…elapsed``).
 
-A figure needs a unit, or a label naming tokens/requests (a count). Noise never becomes a figure: labels naming
-threads, seeds, ids, ports, addresses, versions, dates, sizes of batches/contexts/layers, and values that are
-parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
+A figure needs a unit, or a label naming tokens/requests (a count) or a ratio (``_RATIO``: concurrency,
+acceptance, speed-up, utilization, …). Noise never becomes a figure: labels naming threads, seeds, ids, ports,
+addresses, versions, dates, sizes of batches/contexts/layers, limits of counts and sizes (``max_tokens``), and
+values that are parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
 ``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it).
 
 Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration
@@ -80,11 +84,11 @@ _PART_SEPARATOR = LazyPattern(r",\s*")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", LazyPattern(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("bracket", LazyPattern(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
-    ("took", LazyPattern(r"\s+(?:koot|ni|retfa)\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
-    ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[A-Za-z])(?![\w.])")),
-    ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[A-Za-z])(?![\w.])")),
+    ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[^\W\d_])(?![\w.])")),
+    ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
@@ -92,9 +96,10 @@ _TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 # A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
-# "20 generation tokens": words (and maybe the unit) up to a separator or the line's end.
+# "20 generation tokens", "0 cached tokens and 118010 new tokens at …": words (and maybe the unit) up to a
+# separator, "and"/"at", or the line's end.
 _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
-                    + r"))?\s*(?=[,;|\u2022()\]]|$)")
+                    + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|$)")
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
 _JOINED = LazyPattern(r"[\s,(=/]*")
 _NUMBER_WORD = LazyPattern(_NUM)
@@ -106,30 +111,50 @@ _GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
 GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
 # It finds a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
-# (and the like) or a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"). Written as one leading
-# character class (an ASCII digit, "|", "_", "t", "T", ")", or any non-ASCII character, since \d also matches other
+# (and the like), a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"), a "label: number" that
+# ends its line ("Successful requests: 1780": the reader keeps it only if its label names a count or a ratio), or
+# a CSV row of numbers or header of names ("ctx_tokens,prefill_tps,…" / "2048,370.57,…"). Written as one leading
+# character class (an ASCII digit, "|", "_", "t", "T", ")", ",", ":", "=", or any non-ASCII character, since \d also matches other
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x28\x2a-\x2f\x3a-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
-                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req(?:uests?)?|[KMGT]i?B|kB|%)"
+GATE = re.compile(r"[^\x00-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
+                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req(?:uests?)?|[KMGT]i?B|kB|%|user|elapsed)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
-                  r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\)))")
+                  r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
+                  r"|(?<=[A-Za-z)][:=])[ \t]*[-+]?[0-9][0-9.,]*\s*$"  # "Successful requests: 1780" ends its line
+                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|min|max|std|stdev|p\d{1,2}(?:\.\d+)?", re.I)
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+# CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
+_CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
+_CSV_NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|")
+MIN_CSV_COLUMNS = 3
+# A shell's `time`: zsh's "12.77s user 8.83s system 131% cpu 16.393 total" and GNU time's "12.77user 8.83system
+# 0:16.39elapsed 131%CPU": the labels stand after the values, the wall time may be [h:]m:ss.
+_SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\d+)?)s? ?system "
+                          r"(?:(?P<cpu>\d+)% ?cpu (?P<total>(?:\d+:){0,2}\d+(?:\.\d+)?) total"
+                          r"|(?P<elapsed>(?:\d+:){1,2}\d+(?:\.\d+)?)elapsed (?P<gcpu>\d+)%CPU)")
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 _BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
 _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context|layer|\bn_|rank|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|\bmax\b|\bmin\b|limit|(?<!model )\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
+                    r"temperature|top_?[kp]|penalty|(?<!model )\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
                     r"per block|"
                     r"(?<!first )(?<!second )\btoken$", re.I)
+# Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB"): noise in counts, sizes and ratios; a
+# duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4").
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit", re.I)
+_LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+# Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
+_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b",
+                     re.I)
 _BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
 _LEVEL = LazyPattern(r"^(?:(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|[IWED])\b\s*)+")
 MAX_LABEL_WORDS = 6
@@ -167,6 +192,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         low = label.lower()
         if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
+        if _RATIO.search(low) is not None:
+            return None, "ratio"
         return None, None
     if unit == "%":
         return "%", "percent"
@@ -203,8 +230,11 @@ def _label(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_noise(label: str) -> bool:
-    """Whether a label names noise (threads, seeds, ids, …); labels recur line after line, hence the cache."""
+def _is_noise(label: str, kind: Optional[str] = None) -> bool:
+    """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
+    after line, hence the cache."""
+    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None:
+        return True
     return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
 
 
@@ -278,6 +308,7 @@ class FigureReader:
         self._count = 0
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
+        self._csv: Optional[list] = None  # the open CSV's column names
 
     def feed(self, text: str, routed: bool = False) -> None:
         """One line without prefixes. ``routed``: a family parser was shown this line too."""
@@ -292,6 +323,9 @@ class FigureReader:
             self._table(stripped, text, routed)
             return
         self._header = None
+        if "," in stripped and self._csv_line(stripped, text, routed):
+            return
+        self._csv = None
         if stripped.startswith("{") and stripped.endswith("}"):
             if self._json(stripped, text, routed):
                 return
@@ -323,12 +357,27 @@ class FigureReader:
             if m["rate"] is not None:
                 self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
             taken.append(m.span())
+        if "user " in s:
+            self._shell_time(s, line, routed, taken)
         for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if found is not None and found[0] == "pair":
+            if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
         self._values(s, line, routed, taken)
+
+    def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
+        m = _SHELL_TIME.search(s)
+        if m is None:
+            return
+        wall = m["total"] or m["elapsed"]
+        parts = wall.split(":")
+        wall_s = sum(float(p) * 60 ** i for i, p in enumerate(reversed(parts)))
+        self._add("user time", m["user"], "s", line, routed)
+        self._add("system time", m["system"], "s", line, routed)
+        self._add("cpu", m["cpu"] or m["gcpu"], "%", line, routed)
+        self._add("total time", wall if len(parts) == 1 else repr(round(wall_s, 6)), "s", line, routed)
+        taken.append(m.span())
 
     def _values(self, s: str, line: str, routed: bool, taken: list) -> None:
         """Every number not read by a shape above, labelled by the words before it (or after it), or by the
@@ -342,8 +391,9 @@ class FigureReader:
                 continue
             found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
             shape, label, unit = found if found is not None else (None, None, None)
-            if shape == "bracket" and m["unit"] and _unit_kind(unit, label)[1] is None:
-                label, unit = f"{label} ({unit})", m["unit"]  # "Latency (per token): 0.41 ms": no unit in brackets
+            if shape == "bracket" and _unit_kind(unit, label)[1] is None:
+                # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
+                label, unit = f"{label} ({unit})", m["unit"]
             unit = unit if shape == "bracket" else m["unit"]
             if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
                 unit = _key_unit(label.strip())
@@ -352,6 +402,8 @@ class FigureReader:
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
                     label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
                         else (after["label"], after["unit"])
+                    if after["unit"] in _COUNT_UNITS and "token" not in label.lower():
+                        label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
                     shape = "after"
             if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
                 label, shape = _joined_label(last[0], _unit_kind(unit, "")[1]), "joined"
@@ -360,6 +412,24 @@ class FigureReader:
             label = _label(label)
             if self._add(label, m["num"], unit, line, routed):
                 last = (label, m.end())
+
+    def _csv_line(self, s: str, line: str, routed: bool) -> bool:
+        """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
+        unit from the column's brackets or suffix (``prefill_tps``, ``ttft (ms)``, ``kv_bytes``)."""
+        cells = s.split(",")
+        if len(cells) < MIN_CSV_COLUMNS:
+            return False
+        if self._csv is not None and len(cells) == len(self._csv) and all(_CSV_NUMBER.fullmatch(c.strip()) for c in cells):
+            for name, cell in zip(self._csv, cells):
+                if cell.strip():
+                    m = _CELL_UNIT.match(name)
+                    label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
+                    self._add(_label(label), cell.strip(), unit, line, routed)
+            return True
+        if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
+            self._csv = [c.strip() for c in cells]
+            return True
+        return False
 
     def _table(self, s: str, line: str, routed: bool) -> None:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
@@ -406,11 +476,11 @@ class FigureReader:
              noise_label: Optional[str] = None) -> bool:
         """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
         the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
-        if not label or _is_noise(label if noise_label is None else _label(noise_label)):
+        if not label:
             return False
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
-        if kind is None or value is None:
+        if kind is None or value is None or _is_noise(label if noise_label is None else _label(noise_label), kind):
             return False
         if kind == "count":
             if value != int(value) or value < 0:
@@ -461,7 +531,7 @@ class FigureReader:
 
 
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
-              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"))
+              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"))
 
 
 def _key_unit(key: str) -> Optional[str]:
