@@ -132,7 +132,8 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
               "Throughput (T/s) 0.80", "Request throughput (req/s): 0.85", "7.82 tps", "load (s): 3", "mem (%): 4",
               "weights (MiB): 5", "size (GB): 6", "\udce2\udc94 3 ms", "Successful requests: 1780",
               "Clients: 1\u00a0", "x=5\u3000", "a: 1\r", "ctx_tokens,prefill_tps,gen_tps", "2048,370.57,31.25",
-              "12.77user 8.83system 0:16.39elapsed 131%CPU", "Concurrency:\t48.06 \x1f"]
+              "12.77user 8.83system 0:16.39elapsed 131%CPU", "Concurrency:\t48.06 \x1f", "ttft_s", "  ttft_s :\u00a0",
+              "    p25 = 0.0088", "\u00e9 = 5", "http_reqs: 63  2.049418/s"]
     read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
     assert len(read) > 1000
     data = [line.encode("utf-8", "surrogateescape") for line in read]
@@ -140,5 +141,6 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
     # A line str.splitlines ends at a separator other than LF is, in the block's bytes, followed by more text
     # on the same LF line: the "label: number" at its end must still be found there.
     for sep in ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"):
-        joined = f"Successful requests: 1780{sep}next words".encode("utf-8")
-        assert search(joined, 0, len(joined)) is not None, repr(sep)
+        for line in ("Successful requests: 1780", "p25 = 0.0088", "inter_token_latency_s"):
+            joined = f"{line}{sep}next words".encode("utf-8")
+            assert search(joined, 0, len(joined)) is not None, (line, sep)

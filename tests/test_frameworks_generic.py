@@ -221,3 +221,21 @@ def test_a_label_in_another_script():
     (run,) = read("首字延迟: 123.4 ms", "解码速度: 45.6 tokens/s")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("首字延迟", 123.4, "ms"),
                                                                     ("解码速度", 45.6, "tokens/s")]
+
+
+def test_statistics_under_a_heading_or_after_the_lines_head():
+    # ray-project/llmperf's results print (a name with its unit, then indented "pN = value" lines), vLLM's
+    # benchmark_guided_serving ("Time to First Token (ms):" then "  Mean: 56.46"), k6's summary line
+    runs = read("ttft_s", "    p25 = 0.17304442200020276", "    mean = 0.5690958523997324",
+                "Time to First Token (ms):", "  Mean: 56.46", "  P99: 212.27",
+                "     http_req_duration..............: avg=1.2s min=0.9s med=1.1s max=3.9s p(90)=2.1s p(95)=3.9s",
+                "10% percentile latency: 0.45005662548355757 seconds", "wall_TPS  mean= 177.29   std=  1.96")
+    got = {f.label: (f.value, f.unit) for r in runs for f, _ in r.figures}
+    assert got["ttft s p25"] == (0.17304442200020276, "s") and got["ttft s mean"] == (0.5690958523997324, "s")
+    assert got["Time to First Token Mean"] == (56.46, "ms") and got["Time to First Token P99"] == (212.27, "ms")
+    assert got["http req duration avg"] == (1.2, "s") and got["http req duration p95"] == (3.9, "s")
+    assert got["10% percentile latency"] == (0.45005662548355757, "s")
+    assert got["wall TPS mean"] == (177.29, "tokens/s") and got["wall TPS std"] == (1.96, "tokens/s")
+    # a heading holds until a line that is none of its statistics
+    (run,) = read("ttft_s", "Clients: 1", "    p25 = 0.17")
+    assert [f.label for f, _ in run.figures] == []

@@ -39,14 +39,19 @@ BLOCK_BYTES = 4 << 20
 HEAD_BYTES = 64 << 10
 MAX_LINE_BYTES = 1 << 20  # a "line" longer than this without a newline is cut, so memory stays bounded
 
+# Where a line ends as str.splitlines ends it, after any spaces: at LF or the end (re2's multi-line $), or at a
+# separator other than LF (its first byte: the line continues past it in the block's bytes).
+_LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 # generic.GATE as bytes (the patterns are compiled in re2's Latin-1 mode: one byte is one character), loosened: a
 # digit is also any other script's (2-4 bytes of a UTF-8 sequence), and between it and the unit any one space
 # Python's \s knows (ASCII, \x1c-\x1f or a UTF-8 sequence); no look-ahead after the unit.
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})(?:[\s\x1c-\x1f]|[\x80-\xff]{1,3})?(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|"
-                rb"tok|tps|TPS|[tT]/s|it/s|req|[KMGT]i?B|kB|%|user|elapsed)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
+                rb"tok|tps|TPS|[tT]/s|it/s|/s|req|[KMGT]i?B|kB|%|user|elapsed)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
-                # "label: 1780" at a line's end (or before a separator str.splitlines cuts at), CSV rows and headers
-                rb"|[A-Za-z)][:=][ \t]*[-+]?[0-9][0-9.,]*(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
+                # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
+                # heading such as "ttft_s" alone on its line, CSV rows and headers
+                rb"|(?:[A-Za-z)]|(?:[\w)]|[\x80-\xff]) )[:=][ \t]*[-+]?[0-9][0-9.,]*" + _LINE_END +
+                rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]")
 
 

@@ -65,12 +65,12 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
-               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token"}
+               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
 _UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|B|%|tokens?|tok|requests|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|B|%|tokens?|tok|requests|/s|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -87,7 +87,7 @@ _BEFORE = (
     ("bracket", LazyPattern(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
-    ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#-]*[^\W\d_])(?![\w.])")),
+    ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
@@ -119,14 +119,23 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
-                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|req(?:uests?)?|[KMGT]i?B|kB|%|user|elapsed)"
+                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|%|user|elapsed)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[A-Za-z)][:=])[ \t]*[-+]?[0-9][0-9.,]*\s*$"  # "Successful requests: 1780" ends its line
+                  r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
+                  r"|(?<=[\w)] [:=])[ \t]*[-+]?[0-9][0-9.,]*\s*$"  # "p25 = 0.0088"
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
-_STAT_COLUMN = LazyPattern(r"avg|mean|median|min|max|std|stdev|p\d{1,2}(?:\.\d+)?", re.I)
+_STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
+# A heading on its own line names the statistics under it ("ttft_s" then "    p25 = 0.17", "Time to First Token
+# (ms):" then "  Mean: 56.46"): no number, at most MAX_LABEL_WORDS words, maybe a unit in brackets, maybe a colon.
+_HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
+_BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
+_LEADER = LazyPattern(r"\s*\.{3,}\s*(?=[:=])|\.{3,}:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
+_PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
+_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w .-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
@@ -145,7 +154,7 @@ _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|(?<!model )\bsize\b|\bpos\b|\bpercent|^n\b|budget|"
+                    r"temperature|top_?[kp]|penalty|(?<!model )\bsize\b|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
                     r"per block|"
                     r"(?<!first )(?<!second )\btoken$", re.I)
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB"): noise in counts, sizes and ratios; a
@@ -209,6 +218,25 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if unit.endswith("/s") and unit[:-2] in _SIZE_UNITS:  # "1466.57 GB/s": a bandwidth
         return unit, "rate"
     return None, None
+
+
+def _statistic(stat: str, unit: Optional[str], s: str, heading: Optional[tuple]) -> tuple:
+    """(label, unit, whether ``heading`` named it) of a bare statistic: labelled by the line's head ("TTFT
+    p50=120ms p90=180ms" -> "TTFT p90"; "latency: avg 12.3ms" -> "latency avg"), else by the heading above it,
+    whose unit it takes when it prints none ("ttft_s" then "p25 = 0.17" -> "ttft s p25", s)."""
+    if " " in stat:  # "wall_TPS  mean= 177.29": the statistic of what the words before it name
+        of, stat = stat.rsplit(" ", 1)
+        return f"{of} {stat}", unit or _key_unit(of.replace(" ", "_")), False
+    m = _LINE_HEAD.match(s)
+    if m is not None:
+        words = _label(m["head"]).split(" ")
+        while words and _STAT_COLUMN.fullmatch(words[-1]):
+            words.pop()
+        if words and len(words) <= MAX_LABEL_WORDS:
+            return f"{' '.join(words)} {stat}", unit or _key_unit("_".join(words)), False
+    if heading is not None:
+        return f"{heading[0]} {stat}", unit or heading[1], True
+    return stat, unit, False
 
 
 def _joined_label(last: str, kind: Optional[str]) -> str:
@@ -309,6 +337,7 @@ class FigureReader:
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
         self._csv: Optional[list] = None  # the open CSV's column names
+        self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
 
     def feed(self, text: str, routed: bool = False) -> None:
         """One line without prefixes. ``routed``: a family parser was shown this line too."""
@@ -329,10 +358,22 @@ class FigureReader:
         if stripped.startswith("{") and stripped.endswith("}"):
             if self._json(stripped, text, routed):
                 return
-        self._pairs(stripped, text, routed)
+        heading, self._heading = self._heading, None
+        m = _HEADING.fullmatch(stripped)
+        if m is not None and len(m["label"].split()) <= MAX_LABEL_WORDS and _BARE_DIGIT.search(stripped) is None:
+            label = m["label"].strip()
+            self._heading = (_label(label), m["unit"] or _key_unit(label))
+            return
+        if "..." in stripped:
+            stripped = _LEADER.sub(":", stripped)
+        if "p(" in stripped:
+            stripped = _PAREN_PERCENTILE.sub(r"p\1", stripped)
+        if self._pairs(stripped, text, routed, heading):
+            self._heading = heading  # statistics of the heading: the next line may hold more
 
     # -- shapes ----------------------------------------------------------------------------------------------
-    def _pairs(self, s: str, line: str, routed: bool) -> None:
+    def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
+        """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -364,7 +405,7 @@ class FigureReader:
             if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
-        self._values(s, line, routed, taken)
+        return self._values(s, line, routed, taken, heading)
 
     def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
         m = _SHELL_TIME.search(s)
@@ -379,10 +420,12 @@ class FigureReader:
         self._add("total time", wall if len(parts) == 1 else repr(round(wall_s, 6)), "s", line, routed)
         taken.append(m.span())
 
-    def _values(self, s: str, line: str, routed: bool, taken: list) -> None:
+    def _values(self, s: str, line: str, routed: bool, taken: list, heading: Optional[tuple]) -> bool:
         """Every number not read by a shape above, labelled by the words before it (or after it), or by the
-        figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's)."""
+        figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's); a bare
+        statistic ("p90", "mean") by what it is of. Whether a statistic of ``heading`` was read."""
         last = None  # (label, end) of the figure read last on this line
+        of_heading = False
         for m in _VALUE.finditer(s):
             start = m.start()
             if any(a <= start < b for a, b in taken):
@@ -410,8 +453,12 @@ class FigureReader:
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
+            if _STAT_COLUMN.fullmatch(label.rsplit(" ", 1)[-1]) is not None:
+                label, unit, used = _statistic(label, unit, s, heading)
+                of_heading = of_heading or used
             if self._add(label, m["num"], unit, line, routed):
                 last = (label, m.end())
+        return of_heading
 
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
@@ -537,6 +584,11 @@ _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_sec
 def _key_unit(key: str) -> Optional[str]:
     """The unit a JSON key's suffix names (``prompt_ms``, ``load_time_s``); None when it names none."""
     low = key.lower()
+    if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s")) and not low.endswith(("s/s",)):
+        if "token" in low or "tok" in low:
+            return "tokens/s"
+        if "request" in low or "req" in low:
+            return "req/s"
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit
