@@ -57,7 +57,7 @@ MAX_RUNS = 1000
 MAX_LABEL_CHARS = 60
 MAX_LINE_CHARS = 300
 
-_NUM = r"[-+]?\d+(?:[.,]\d+)*"
+_NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's benchmark prints it
 _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "milliseconds": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
                "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "\u6beb\u79d2": "ms", "\u79d2": "s"}
@@ -65,12 +65,15 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
-               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s"}
-_SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB"))
+               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s",
+               "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
+               "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps"}
+_POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
+_SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
-_UNIT = (r"(?:tokens per second|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|B|%|tokens?|tok|requests|/s|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -84,7 +87,7 @@ _PART_SEPARATOR = LazyPattern(r",\s*")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", LazyPattern(r"\s*:?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
@@ -102,6 +105,8 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
                     + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|$)")
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
 _JOINED = LazyPattern(r"[\s,(=/]*")
+# "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
+_SPREAD = LazyPattern(r"\s*(?:\u00b1|\+/-)\s*(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
 _UNIT_WORD = LazyPattern(_UNIT)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
@@ -118,13 +123,15 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7b\x7d-\x7f]"
-                  r"(?:(?<=\d)\s?(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|%|user|elapsed)"
+GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|%|user|elapsed|[mk]?W)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
-                  r"|(?<=[A-Za-z)][:=])[ \t]*[-+]?[0-9][0-9.,]*\s*$"  # "Successful requests: 1780" ends its line
+                  r"|(?<=[A-Za-z) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
-                  r"|(?<=[\w)] [:=])[ \t]*[-+]?[0-9][0-9.,]*\s*$"  # "p25 = 0.0088"
+                  r"|(?<=[\w)] [:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "p25 = 0.0088"
+                  r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
+                  r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
@@ -133,11 +140,22 @@ _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,
 # (ms):" then "  Mean: 56.46"): no number, at most MAX_LABEL_WORDS words, maybe a unit in brackets, maybe a colon.
 _HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
 _BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
-_LEADER = LazyPattern(r"\s*\.{3,}\s*(?=[:=])|\.{3,}:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
+_LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
 _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w .-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
-_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:\s*(?:\u00b1|\+/-)\s*(?P<spread>" + _NUM
+                          + r")\s*(?:" + _UNIT + r")?)?")
+# JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
+# then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
+_MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
+_JSON_OPEN = frozenset(("{", "[", "[{", "{,"))
+_JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
+MAX_JSON_DEPTH = 16
+# Prometheus' text format (a /metrics scrape pasted in a log): "name{labels} value [timestamp]"; buckets left out.
+_METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)\{(?P<labels>[^{}]*)\}\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+                      r"(?:\s+\d+)?")
+_METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
 _CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
 _CSV_NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|")
@@ -155,12 +173,14 @@ _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|
                     r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
                     r"temperature|top_?[kp]|penalty|(?<!model )\bsize\b|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
-                    r"per block|"
-                    r"(?<!first )(?<!second )\btoken$", re.I)
-# Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB"): noise in counts, sizes and ratios; a
-# duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4").
-_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit", re.I)
+                    r"per block", re.I)
+# Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
+# in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
+# one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", re.I)  # "EOS token = 50256"
 _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+# Unitless figures that are counts by their label, besides tokens and requests.
+_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b")
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
 _RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b",
                      re.I)
@@ -201,6 +221,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         low = label.lower()
         if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
+        if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
+            return None, "count"
         if _RATIO.search(low) is not None:
             return None, "ratio"
         return None, None
@@ -215,8 +237,10 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _COUNT_UNITS[low], "count"
     if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
-    if unit.endswith("/s") and unit[:-2] in _SIZE_UNITS:  # "1466.57 GB/s": a bandwidth
+    if unit.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
         return unit, "rate"
+    if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
+        return unit.strip(), "power"
     return None, None
 
 
@@ -321,7 +345,7 @@ def _before(reversed_head: str) -> Optional[tuple]:
                 if 0 < cut < len(words) and _UNIT_WORD.fullmatch(words[cut]):  # "G 559 ms I 499 ms": "I", not "ms I"
                     cut += 1
                 label = " ".join(words[cut:])
-                if not label:
+                if not label or (shape == "spaced" and _UNIT_WORD.fullmatch(label)):  # "63 kB  2.1 kB/s"
                     return None
             return shape, label, unit
     return None
@@ -338,6 +362,8 @@ class FigureReader:
         self._header: Optional[list] = None  # the open table's column names
         self._csv: Optional[list] = None  # the open CSV's column names
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
+        self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
+        self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
 
     def feed(self, text: str, routed: bool = False) -> None:
         """One line without prefixes. ``routed``: a family parser was shown this line too."""
@@ -355,10 +381,19 @@ class FigureReader:
         if "," in stripped and self._csv_line(stripped, text, routed):
             return
         self._csv = None
+        if (self._nest is not None or stripped in _JSON_OPEN or stripped.endswith("{")) \
+                and self._json_member(stripped, text, routed):
+            return
         if stripped.startswith("{") and stripped.endswith("}"):
             if self._json(stripped, text, routed):
                 return
+        if "}" in stripped and (metric := _METRIC.fullmatch(stripped)) is not None:
+            self._metric(metric, text, routed)
+            return
         heading, self._heading = self._heading, None
+        previous, self._previous = self._previous, None
+        if text[:1].isspace():  # an indented line may continue the figure of the line above
+            self._previous = previous
         m = _HEADING.fullmatch(stripped)
         if m is not None and len(m["label"].split()) <= MAX_LABEL_WORDS and _BARE_DIGIT.search(stripped) is None:
             label = m["label"].strip()
@@ -438,8 +473,12 @@ class FigureReader:
                 # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
                 label, unit = f"{label} ({unit})", m["unit"]
             unit = unit if shape == "bracket" else m["unit"]
-            if unit is None and shape == "pair":  # prefill_elapsed_ms=12, decode_tps=5.38: the key names the unit
-                unit = _key_unit(label.strip())
+            spread = _SPREAD.match(s, m.end()) if "\u00b1" in s or "+/-" in s else None
+            if spread is not None:
+                unit = unit or spread["unit"]
+                taken.append((spread.start("num"), spread.end()))
+            if unit is None and shape in ("pair", "bracket"):  # prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)"
+                unit = _key_unit(label.split(" (", 1)[0].strip())
             if unit is None or shape is None:
                 after = _AFTER.match(s, m.end())
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
@@ -450,6 +489,9 @@ class FigureReader:
                     shape = "after"
             if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
                 label, shape = _joined_label(last[0], _unit_kind(unit, "")[1]), "joined"
+            elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
+                # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
+                label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
@@ -458,7 +500,49 @@ class FigureReader:
                 of_heading = of_heading or used
             if self._add(label, m["num"], unit, line, routed):
                 last = (label, m.end())
+                self._previous = label
+                if spread is not None:
+                    self._add(f"{label} \u00b1", spread["num"], unit, line, routed)
         return of_heading
+
+    def _json_member(self, s: str, line: str, routed: bool) -> bool:
+        """One line of JSON printed over several: an object opened or closed, its "unit", or a numeric member (a
+        figure labelled by its object's name and its key). False: not such a line (the JSON is over)."""
+        nest = self._nest if self._nest is not None else []
+        if s in _JSON_OPEN or s in _JSON_CLOSE:
+            if s in _JSON_CLOSE:
+                nest = nest[:-1]
+            else:
+                nest = nest + [[None, None]]
+            self._nest = nest or None
+            return True
+        m = _MEMBER.fullmatch(s)
+        if m is None or len(nest) >= MAX_JSON_DEPTH:
+            self._nest = None
+            return False
+        key, value = m["key"], m["value"]
+        if value in ("{", "["):
+            self._nest = nest + [[key, None]]
+        elif key == "unit" and value.startswith('"') and nest:
+            nest[-1][1] = value.strip('"')
+        elif value[0].isdigit() or value[0] in "+-":
+            name, unit = nest[-1] if nest else (None, None)
+            label = f"{name} {key}" if name else key
+            unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
+            self._add(_label(label), value, unit, line, routed)
+        self._nest = nest or None
+        return True
+
+    def _metric(self, m: re.Match, line: str, routed: bool) -> None:
+        """A Prometheus sample: labelled by the metric's name and its first label's value; its unit from the
+        name's suffix (``_us``, ``_seconds``, ``_bytes``; ``_total`` and ``_count`` are counts)."""
+        name, labels = m["name"], m["labels"]
+        if name.endswith("_bucket"):
+            return  # one sample per bucket: the _sum and _count say it in two
+        base = name[:-6] if name.endswith("_total") else name
+        first = _METRIC_LABEL.search(labels)
+        label = f"{base} {first['value']}" if first is not None else base
+        self._add(_label(label), m["num"], _key_unit(base) or _key_unit(base.rsplit("_", 1)[0] if base.endswith(("_sum", "_count")) else base), line, routed)
 
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
@@ -497,13 +581,18 @@ class FigureReader:
                 continue
             m = _CELL_UNIT.match(name)
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+            if m is None and value["unit"] is None and _UNIT_WORD.fullmatch(name):  # "| test | t/s |": the column
+                label, unit = " ".join(c for c, v in zip(cells, values) if c and v is None) or name, name
+                m = True  # the unit's column, labelled by the row's names
             stat = False
             if m is None and row is not None:
                 rm = _CELL_UNIT.match(row)
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"])
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
-            self._add(_label(label), value["num"], unit, line, routed, noise_label=f"{label[:-len(name)]}avg" if stat else None)
+            noise = f"{label[:-len(name)]}avg" if stat else None
+            if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise) and value["spread"]:
+                self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
@@ -592,6 +681,10 @@ def _key_unit(key: str) -> Optional[str]:
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit
+    if low.endswith(("per_second", " per second")) and ("token" in low or "tok" in low):
+        return "tokens/s"
+    if low.endswith(("fps", "/sec", "/s")):  # "FPS (hw_only) = 1328.83", "embeddings/sec: 0.74"
+        return "fps" if low.endswith("fps") else low.rsplit(" ", 1)[-1].replace("/sec", "/s")
     if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
         return "tokens/s"
     return None

@@ -33,6 +33,9 @@ def _cells(text: str) -> list[str]:
     return [c.strip() for c in text.strip().strip("|").split("|")]
 
 
+_READ = object()  # the open JSON object's row was read already (its last lines are skipped)
+
+
 class Parser(FamilyParser):
     NAME = NAME
 
@@ -73,7 +76,9 @@ class Parser(FamilyParser):
     # -- markdown --------------------------------------------------------------------------------------------
     def _markdown(self, text: str) -> None:
         cells = _cells(text)
-        if "t/s" in cells and "test" in cells:
+        # llama-bench's header always names the model's size or parameters; a table of other tools with "test" and
+        # "t/s" columns (llama-benchy's, measured against a server) is not its evidence
+        if "t/s" in cells and "test" in cells and ("size" in cells or "params" in cells):
             self._md_columns = cells
             self._batched = False
             self.evidence += 1
@@ -140,16 +145,24 @@ class Parser(FamilyParser):
     def _json_object_line(self, text: str) -> None:
         stripped = text.strip()
         if stripped in ("}", "},"):
-            body = "\n".join(self._json_lines) + "\n}"
-            self._json_lines = None
+            lines, self._json_lines = self._json_lines, None
             self.greedy = False
-            try:
-                obj = json.loads(body)
-            except ValueError:
-                return
-            self._fields_row(obj)
-        else:
+            if lines[-1] is not _READ:
+                self._json_object(lines)
+        elif self._json_lines[-1] is not _READ:
             self._json_lines.append(stripped)
+            if stripped.startswith('"stddev_ts"'):
+                # the row's results are all in (its samples follow): read it now, so that a log cut inside the
+                # object (a post that ends at the samples) still gives its row
+                self._json_object(self._json_lines)
+                self._json_lines.append(_READ)
+
+    def _json_object(self, lines: list) -> None:
+        try:
+            obj = json.loads("\n".join(lines).rstrip(",") + "\n}")
+        except ValueError:
+            return
+        self._fields_row(obj)
 
     def _fields_row(self, row: dict) -> None:
         def field(name):
