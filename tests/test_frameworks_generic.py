@@ -239,3 +239,49 @@ def test_statistics_under_a_heading_or_after_the_lines_head():
     # a heading holds until a line that is none of its statistics
     (run,) = read("ttft_s", "Clients: 1", "    p25 = 0.17")
     assert [f.label for f, _ in run.figures] == []
+
+
+def test_json_printed_over_several_lines_is_labelled_by_its_objects():
+    # ai-dynamo/aiperf's profile export (held-out round 4), cut to two metrics
+    lines = ["{", '  "request_throughput": {', '    "unit": "requests/sec",', '    "avg": 0.14968841618235815',
+             "  },", '  "time_to_first_token": {', '    "unit": "ms",', '    "avg": 44.166079325,', '    "p99": 48.16844818',
+             "  }", "}"]
+    got = {f.label: (f.value, f.unit) for r in read(*lines) for f, _ in r.figures}
+    assert got == {"request throughput avg": (0.14968841618235815, "req/s"),
+                   "time to first token avg": (44.166079325, "ms"), "time to first token p99": (48.16844818, "ms")}
+
+
+def test_prometheus_samples_and_a_family_shown_another_familys_key():
+    # Triton's /metrics (held-out round 4): "_duration" is one of ollama's keys, the log is claimed by another
+    # family; the sample's figure stays (only the claiming family's own lines are its to read)
+    text = ('nv_inference_compute_input_duration_us{model="ensemble",version="1"} 2283788\n'
+            'request_success_total{model_name="qwen2.5"} 4\n'
+            'nv_inference_request_duration_us_bucket{le="100"} 3\n')
+    (run,) = read(*text.splitlines())
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("inference compute input duration us ensemble", 2283788, "us", "duration"),
+        ("request success qwen2.5", 4, None, "count")]
+    claimed = frameworks.parse_lines(["[TensorRT-LLM] loaded\n", text.splitlines()[0] + "\n"])
+    assert [f["value"] for f in claimed[0]["figures"]] == [2283788]
+
+
+def test_a_value_on_the_indented_line_below_continues_the_figure_above_and_spreads():
+    # smpanaro/coreml-llm-cli's summary (held-out round 4)
+    (run,) = read("Prompt        : 726.74 sec", "                704.52 token / sec",
+                  "Generate      : 85.41 +/- 2.67 ms / token", "                11.72 +/- 0.29 token / sec")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Prompt", 726.74, "s"), ("Prompt rate", 704.52, "tokens/s"), ("Generate", 85.41, "ms/token"),
+        ("Generate \u00b1", 2.67, "ms/token"), ("Generate rate", 11.72, "tokens/s"), ("Generate rate \u00b1", 0.29, "tokens/s")]
+    # an unindented line starts afresh: its bare number has no label
+    (run,) = read("Prompt        : 726.74 sec", "704.52 token / sec")
+    assert [f.label for f, _ in run.figures] == ["Prompt"]
+
+
+def test_units_named_by_the_label_watts_and_e_notation():
+    (run,) = read("FPS     (hw_only)                 = 1328.83", "Power in streaming mode (average) = 3.19395 W",
+                  "         embeddings/sec: 0.74", "Tokens per second: 33.90", "        p50 (us):       1.88269e+06",
+                  "Average time per token: 0.0295 seconds", "EOS token = 50256")
+    assert {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures} == {
+        "FPS (hw only)": (1328.83, "fps", "rate"), "Power in streaming mode (average)": (3.19395, "W", "power"),
+        "embeddings/sec": (0.74, "embeddings/s", "rate"), "Tokens per second": (33.9, "tokens/s", "rate"),
+        "p50": (1882690.0, "us", "duration"), "Average time per token": (0.0295, "s", "duration")}

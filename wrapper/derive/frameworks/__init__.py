@@ -116,6 +116,7 @@ class _Deferred:
     def __init__(self, family: Family):
         route = ROUTES[family.name]
         self.family = family
+        self.NAME = family.name
         self.KEYS, self.EVIDENCE_KEYS = route.keys, route.evidence
         self._real: FamilyParser | None = None
         self._warnings: list[tuple[str, str]] = []
@@ -227,6 +228,7 @@ class StreamParser:
         self._figures_done = False
         self._draining = False
         self._claimed = self._fixed and bool(self._parsers)  # some family showed evidence (never undone)
+        self._claimer = self._parsers[0].NAME if self._claimed else None  # the family that claimed it first
         self._figure_gate = generic.GATE.search
         self._build_routes()
 
@@ -263,6 +265,7 @@ class StreamParser:
         self._claimed = True
         for i, p in enumerate(self._parsers):
             if p.evidence:
+                self._claimer = p.NAME
                 del self._parsers[i + 1:]
                 self._window_left = DETECTION_WINDOW_LINES if i else None
                 break
@@ -331,10 +334,10 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        routed = any(t is not _WARN for t in targets)
-        # A routed line's figures are dropped in a claimed log (its family read the line): not worth reading.
-        if not (routed and self._claimed) and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
-            self._figures.feed(text, routed=routed)
+        shown = frozenset(t.NAME for t in targets if t is not _WARN)  # the families shown this line
+        # A line the claiming family read: its figures would be dropped (the family wins), not worth reading.
+        if not (self._claimed and self._claimer in shown) and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+            self._figures.feed(text, routed=shown)
         warn = detected = False
         for target in targets:
             if target is _WARN:
@@ -458,7 +461,7 @@ class StreamParser:
         claimed = chosen is not self._unknown
         if self._draining:  # the figures went with the first report handed out
             return chosen.results()
-        return generic.merge(chosen.results(), self._figures.runs(claimed), claimed,
+        return generic.merge(chosen.results(), self._figures.runs(claimed, chosen.NAME), claimed,
                              self._self_name.name or UNKNOWN)
 
 

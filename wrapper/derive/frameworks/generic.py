@@ -190,7 +190,7 @@ MAX_LABEL_WORDS = 6
 _SEP = LazyPattern(r"[\s_]+")
 # Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms").
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
-                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min")
+                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1")
 
 
 class Figure(NamedTuple):
@@ -365,8 +365,9 @@ class FigureReader:
         self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
 
-    def feed(self, text: str, routed: bool = False) -> None:
-        """One line without prefixes. ``routed``: a family parser was shown this line too."""
+    def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
+        """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
+        family's; empty or False: none)."""
         stripped = text.strip()
         if not stripped:
             return
@@ -522,7 +523,7 @@ class FigureReader:
             return False
         key, value = m["key"], m["value"]
         if value in ("{", "["):
-            self._nest = nest + [[key, None]]
+            nest = nest + [[key, None]]
         elif key == "unit" and value.startswith('"') and nest:
             nest[-1][1] = value.strip('"')
         elif value[0].isdigit() or value[0] in "+-":
@@ -638,7 +639,7 @@ class FigureReader:
         if ident in self._seen:
             if not routed:  # seen first on a line a family was shown: this line, which none was, keeps it
                 kept_run, i = self._seen[ident]
-                kept_run.figures[i] = (kept_run.figures[i][0], False)
+                kept_run.figures[i] = (kept_run.figures[i][0], routed)
             return True
         if self._count >= MAX_FIGURES:
             self.figures_dropped += 1
@@ -653,15 +654,21 @@ class FigureReader:
         """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
         return self._count >= MAX_FIGURES
 
-    def runs(self, family_claimed: bool) -> list[Run]:
-        """The runs found; with ``family_claimed``, figures from lines a family was shown are left out."""
+    def runs(self, family_claimed: bool, family: Optional[str] = None) -> list[Run]:
+        """The runs found; with ``family_claimed``, figures from lines the claiming ``family`` was shown are left
+        out (any family's, when None): it read those lines, and it always wins. A line only another family was
+        shown ("_duration" is ollama's key, on a Triton metric) keeps its figures."""
         if not family_claimed:
             return [r for r in self._runs if r.core or r.figures] or [Run()]
+
+        def read_by_family(shown) -> bool:
+            return bool(shown) and (family is None or shown is True or family in shown)
+
         out = []
         for r in self._runs:
             kept = Run()
-            kept.core = {k: v for k, v in r.core.items() if not v[1]}
-            kept.figures = [f for f in r.figures if not f[1]]
+            kept.core = {k: v for k, v in r.core.items() if not read_by_family(v[1])}
+            kept.figures = [f for f in r.figures if not read_by_family(f[1])]
             out.append(kept)
         return out
 
