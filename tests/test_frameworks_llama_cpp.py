@@ -30,8 +30,10 @@ def test_b4662_cli_full_run_llama_perf_generation():
         "CUDA_Host": {"model_mib": None, "kv_mib": None, "compute_mib": 9.01},
     }
     # print_info's "file size = 1.49 GiB", "model params = 2.78 B", "arch = gptneox", "n_layer = 32", "n_expert = 0"
+    # the per-token times and the sampler's rate, as printed: "( 0.04 ms per token, 23084.35 tokens per second)"
     assert r["extra"] == {"kv_self_mib": 640.00, "output_buffers_mib": {"CUDA_Host": 0.19}, "sampling_runs": 263,
-                          "total_tokens": 262, "model_info": {
+                          "sampling_ms_per_token": 0.04, "sampling_tps": 23084.35, "prompt_ms_per_token": 1.33,
+                          "eval_ms_per_token": 6.3, "total_tokens": 262, "model_info": {
                               "file_bytes": round(1.49 * 2 ** 30), "params": 2_780_000_000, "arch": "gptneox",
                               "layers": 32, "expert_count": 0, "expert_used": 0}}
     assert r["moe_experts_cpu"] is None and r["peak_memory_gb"] is None
@@ -57,7 +59,8 @@ def test_common_perf_print_2026_from_h200_capture():
     assert (r["prompt_eval_ms"], r["prompt_tokens"], r["prompt_tps"]) == (183.92, 1761, 9574.97)
     assert (r["eval_ms"], r["eval_tokens"], r["eval_tps"]) == (328.31, 127, 386.83)
     assert r["extra"] == {"samplers_ms": 1.11, "samplers_tokens": 1889, "total_tokens": 1888, "unaccounted_ms": 3.07,
-                          "unaccounted_pct": 0.6, "graphs_reused": 125}
+                          "unaccounted_pct": 0.6, "graphs_reused": 125, "prompt_ms_per_token": 0.1,
+                          "eval_ms_per_token": 2.59}
     assert r["warnings"] == [{"kind": "cpu_fallback", "line": "0.00.697.710 W resolve_fused_ops: layer 0 is assigned "
                               "to device CUDA0 but Flash Attention is assigned to device CPU (usually due to missing "
                               "support)"}]

@@ -20,8 +20,10 @@ def test_2026_prefixed_timing_lines_two_requests_from_h200_capture():
     assert [r["framework"] for r in runs] == ["llama-server", "llama-server"]
     assert [figures(r) for r in runs] == [(129.42, 21, 162.26, 71.89, 46, 625.98, 201.31),
                                           (1.68, 1, 593.82, 47.92, 32, 646.86, 49.61)]
-    assert runs[0]["extra"] == {"slot_id": 3, "task_id": 0, "total_tokens": 67, "graphs_reused": 45}
-    assert runs[1]["extra"] == {"slot_id": 3, "task_id": 47, "total_tokens": 33, "graphs_reused": 77}
+    assert runs[0]["extra"] == {"slot_id": 3, "task_id": 0, "total_tokens": 67, "graphs_reused": 45,
+                                "prompt_ms_per_token": 6.16, "eval_ms_per_token": 1.6}
+    assert runs[1]["extra"] == {"slot_id": 3, "task_id": 47, "total_tokens": 33, "graphs_reused": 77,
+                                "prompt_ms_per_token": 1.68, "eval_ms_per_token": 1.55}
     # the startup warning belongs to the first request, as startup figures do
     assert runs[0]["warnings"] == [{"kind": "cpu_fallback", "line": "0.00.706.792 W resolve_fused_ops: layer 0 is "
                                     "assigned to device CUDA0 but Flash Attention is assigned to device CPU (usually "
@@ -35,7 +37,8 @@ def test_2025_slot_line_then_bare_block():
     r = runs[0]
     assert r["framework"] == "llama-server"
     assert figures(r) == (5093.47, 1360, 267.01, 319.58, 10, 31.29, 5413.05)
-    assert r["extra"] == {"slot_id": 0, "task_id": 124, "total_tokens": 1370}
+    assert r["extra"] == {"slot_id": 0, "task_id": 124, "total_tokens": 1370, "prompt_ms_per_token": 3.75,
+                          "eval_ms_per_token": 31.96}
 
 
 def test_pid_and_timestamp_prefixed_block_keeps_the_last_progress_line():
@@ -44,14 +47,14 @@ def test_pid_and_timestamp_prefixed_block_keeps_the_last_progress_line():
     r = runs[0]
     assert figures(r) == (789.03, 27, 34.22, 16112.50, 192, 11.92, 16901.53)
     assert r["extra"] == {"slot_id": 0, "task_id": 388, "progress": {"n_decoded": 172, "tg_tps": 12.00},
-                          "total_tokens": 219}
+                          "total_tokens": 219, "prompt_ms_per_token": 29.22, "eval_ms_per_token": 83.92}
 
 
 def test_user_trimmed_bare_block_is_llama_server():
     runs = parse("llama-server__2025-timing-block-user-trimmed.log")
     assert [r["framework"] for r in runs] == ["llama-server"]
     assert figures(runs[0]) == (8734.21, 971, 111.17, 1075.76, 19, 17.66, 9809.97)
-    assert runs[0]["extra"] == {"total_tokens": 990}
+    assert runs[0]["extra"] == {"total_tokens": 990, "prompt_ms_per_token": 9.0, "eval_ms_per_token": 56.62}
 
 
 def test_2024_json_log_uses_the_structured_fields():

@@ -45,7 +45,8 @@ def test_2023_server_runner_started_and_embedded_llama_print_timings():
     r = only("ollama__server-2023-journald-runner-started-llama_print_timings.log")
     assert r["load_ms"] == 9200.88  # "llama runner started in 9.200880 seconds"
     assert r["sampling_ms"] == 107.35
-    assert r["extra"] == {"llama_cpp_load_ms": 8317.76, "sampling_runs": 396}
+    assert r["extra"] == {"llama_cpp_load_ms": 8317.76, "sampling_runs": 396,
+                          "sampling_ms_per_token": 0.27, "sampling_tps": 3688.73}
 
 
 def test_2024_runner_oom_creating_the_context():

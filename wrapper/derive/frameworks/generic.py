@@ -127,9 +127,8 @@ GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\
                   r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|%|user|elapsed|[mk]?W)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
-                  r"|(?<=[A-Za-z) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
+                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
-                  r"|(?<=[\w)] [:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "p25 = 0.0088"
                   r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers

@@ -60,6 +60,10 @@ TIMING = {
     "unaccounted time": ("x:unaccounted_ms", "x:unaccounted_pct", None),
     "graphs reused": ("x:graphs_reused", None, None),
 }
+# The "… ms per token" of a timing line (the inverse of its rate, as printed), and the sampler's rate (which has
+# no core key): figure -> (extra key, extra key of the rate or None).
+_PER_TOKEN = {"prompt_eval_ms": ("x:prompt_ms_per_token", None), "eval_ms": ("x:eval_ms_per_token", None),
+              "sampling_ms": ("x:sampling_ms_per_token", "x:sampling_tps")}
 # A value is any token up to a space, "/" or "(": units.number then reads it whatever the locale ("285,92") or
 # says it is not a number ("nan", "-nan(ind)", "1.#INF00"), so an odd value loses itself, not its line.
 _VALUE = re.compile(
@@ -152,6 +156,11 @@ def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
         fields.append((count_key, count))
     if rate_key is not None and m["tps"] is not None:
         fields.append((rate_key, number(m["tps"], decimal_comma=True)))
+    if m["pt"] is not None and primary in _PER_TOKEN:  # "( 0.03 ms per token, 30200.08 tokens per second)"
+        per_token_key, sampling_rate_key = _PER_TOKEN[primary]
+        fields.append((per_token_key, number(m["pt"], decimal_comma=True)))
+        if sampling_rate_key is not None and m["tps"] is not None:
+            fields.append((sampling_rate_key, number(m["tps"], decimal_comma=True)))
     return fields
 
 
