@@ -73,7 +73,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -180,6 +180,10 @@ _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", r
 _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b")
+# Unitless figures that are rates by their label (the unit left unprinted: null).
+_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b")
+# A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
+_AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
 _RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b",
                      re.I)
@@ -224,6 +228,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
             return None, "count"
         if _RATIO.search(low) is not None:
             return None, "ratio"
+        if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
+            return None, "rate"
         return None, None
     if unit == "%":
         return "%", "percent"
@@ -394,8 +400,8 @@ class FigureReader:
         previous, self._previous = self._previous, None
         if text[:1].isspace():  # an indented line may continue the figure of the line above
             self._previous = previous
-        m = _HEADING.fullmatch(stripped)
-        if m is not None and len(m["label"].split()) <= MAX_LABEL_WORDS and _BARE_DIGIT.search(stripped) is None:
+        m = _HEADING.fullmatch(stripped) if _BARE_DIGIT.search(stripped) is None else None
+        if m is not None and len(m["label"].split()) <= MAX_LABEL_WORDS:
             label = m["label"].strip()
             self._heading = (_label(label), m["unit"] or _key_unit(label))
             return
@@ -461,6 +467,7 @@ class FigureReader:
         statistic ("p90", "mean") by what it is of. Whether a statistic of ``heading`` was read."""
         last = None  # (label, end) of the figure read last on this line
         of_heading = False
+        spreads = "\u00b1" in s or "+/-" in s
         for m in _VALUE.finditer(s):
             start = m.start()
             if any(a <= start < b for a, b in taken):
@@ -473,7 +480,7 @@ class FigureReader:
                 # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
                 label, unit = f"{label} ({unit})", m["unit"]
             unit = unit if shape == "bracket" else m["unit"]
-            spread = _SPREAD.match(s, m.end()) if "\u00b1" in s or "+/-" in s else None
+            spread = _SPREAD.match(s, m.end()) if spreads else None
             if spread is not None:
                 unit = unit or spread["unit"]
                 taken.append((spread.start("num"), spread.end()))
@@ -495,10 +502,12 @@ class FigureReader:
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
+            noise = None
             if _STAT_COLUMN.fullmatch(label.rsplit(" ", 1)[-1]) is not None:
                 label, unit, used = _statistic(label, unit, s, heading)
                 of_heading = of_heading or used
-            if self._add(label, m["num"], unit, line, routed):
+                noise = label.rsplit(" ", 1)[0] + " avg"  # its subject says if it is noise: "max" is the statistic
+            if self._add(label, m["num"], unit, line, routed, noise_label=noise):
                 last = (label, m.end())
                 self._previous = label
                 if spread is not None:
@@ -603,7 +612,7 @@ class FigureReader:
             return False
         for key, value in _flat(obj):
             unit = _key_unit(key)
-            if unit is not None or "token" in key.lower():
+            if unit is not None or _unit_kind(None, key.replace("_", " "))[1] is not None:
                 self._add(_label(key.replace("_", " ")), repr(value), unit, line, routed)
         return True
 
@@ -619,9 +628,12 @@ class FigureReader:
         if kind is None or value is None or _is_noise(label if noise_label is None else _label(noise_label), kind):
             return False
         if kind == "count":
-            if value != int(value) or value < 0:
+            if value < 0:
                 return False
-            value = int(value)
+            if value == int(value):
+                value = int(value)
+            elif _AVERAGED.search(label) is None:
+                return False
         key = _core_key(label, kind, unit)
         run = self._runs[-1]
         if key is not None:
