@@ -70,10 +70,10 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps"}
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
-_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests"}
+_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|runs|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -155,6 +155,11 @@ MAX_JSON_DEPTH = 16
 _METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)\{(?P<labels>[^{}]*)\}\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                       r"(?:\s+\d+)?")
 _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
+# Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
+# columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
+_COLUMN_GAP = LazyPattern(r"\s{2,}")
+MIN_SPACED_COLUMNS = 3
+MAX_HEADER_CELL_CHARS = 40
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
 _CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
 _CSV_NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|")
@@ -181,7 +186,9 @@ _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b")
 # Unitless figures that are rates by their label (the unit left unprinted: null).
-_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b")
+_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$")
+_UNITLESS_DURATION = LazyPattern(r"(?:time|duration|latency|elapsed)$")
+_NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$")
 # A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
 _AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
@@ -230,6 +237,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
             return None, "ratio"
         if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
             return None, "rate"
+        if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
+            return None, "duration"  # "TotalTime=95.67", "duration: 91.82": a duration, its unit not printed
         return None, None
     if unit == "%":
         return "%", "percent"
@@ -329,6 +338,8 @@ def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
 
 def _core_value(key: str, value: float, unit: Optional[str]) -> Optional[float]:
     if key.endswith("_ms"):
+        if unit is None:
+            return None  # a duration printed without its unit: kept as a figure, never a core time
         return duration_ms(f"{value!r} {unit}")
     if key.endswith("_tokens"):
         return int(value) if value == int(value) and value >= 0 else None
@@ -366,6 +377,7 @@ class FigureReader:
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
         self._csv: Optional[list] = None  # the open CSV's column names
+        self._spaced: Optional[list] = None  # the open fixed-width table's column names
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
         self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
@@ -387,6 +399,8 @@ class FigureReader:
         if "," in stripped and self._csv_line(stripped, text, routed):
             return
         self._csv = None
+        if "  " in stripped and self._spaced_line(stripped, text, routed):
+            return
         if (self._nest is not None or stripped in _JSON_OPEN or stripped.endswith("{")) \
                 and self._json_member(stripped, text, routed):
             return
@@ -553,15 +567,42 @@ class FigureReader:
         label = f"{base} {first['value']}" if first is not None else base
         self._add(_label(label), m["num"], _key_unit(base) or _key_unit(base.rsplit("_", 1)[0] if base.endswith(("_sum", "_count")) else base), line, routed)
 
+    def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
+        """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
+        its column, the unit from the column's brackets or the cell); a header is kept. True: a row was read."""
+        cells = _COLUMN_GAP.split(s)
+        header = self._spaced
+        self._spaced = None
+        if len(cells) < MIN_SPACED_COLUMNS:
+            return False
+        values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2:
+            row = " ".join(c for c, v in zip(cells, values) if v is None)
+            for name, value in zip(header, values):
+                if value is not None:
+                    m = _CELL_UNIT.match(name)
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed)
+            self._spaced = header
+            return True
+        if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
+            self._spaced = cells  # a header: read as any line too (it holds no number)
+        return False
+
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
         unit from the column's brackets or suffix (``prefill_tps``, ``ttft (ms)``, ``kv_bytes``)."""
         cells = s.split(",")
         if len(cells) < MIN_CSV_COLUMNS:
             return False
-        if self._csv is not None and len(cells) == len(self._csv) and all(_CSV_NUMBER.fullmatch(c.strip()) for c in cells):
-            for name, cell in zip(self._csv, cells):
-                if cell.strip():
+        numeric = [_CSV_NUMBER.fullmatch(c.strip()) is not None for c in cells]
+        header = self._csv
+        if header is not None and (all(numeric) and len(cells) == len(header) or (
+                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))):
+            # a row of numbers, or of numbers beside names and times (koboldcpp's benchmark CSV: Timestamp, Model, …);
+            # the trailing columns may be missing
+            for name, cell, is_number in zip(self._csv, cells, numeric):
+                if cell.strip() and is_number:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
                     self._add(_label(label), cell.strip(), unit, line, routed)

@@ -54,7 +54,8 @@ from .units import integer, number
 
 NAME = "vllm"
 
-_MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
+# vLLM 0.8 printed "GB" for the same figure (memory usage / 2**30, so GiB): both are read as GiB.
+_MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) Gi?B(?: memory)? and ([\d.]+) seconds")
 _WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _WEIGHTS_GB = re.compile(r"Loading model weights took ([\d.]+) GB")
 _BLOCKS = re.compile(r"# (?:GPU|CUDA) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
