@@ -285,3 +285,19 @@ def test_units_named_by_the_label_watts_and_e_notation():
         "FPS (hw only)": (1328.83, "fps", "rate"), "Power in streaming mode (average)": (3.19395, "W", "power"),
         "embeddings/sec": (0.74, "embeddings/s", "rate"), "Tokens per second": (33.9, "tokens/s", "rate"),
         "p50": (1882690.0, "us", "duration"), "Average time per token": (0.0295, "s", "duration")}
+
+
+def test_fixed_width_table_koboldcpp_csv_and_durations_with_colons():
+    # jundot/omlx's benchmark table (held-out round 5), koboldcpp's benchmark CSV (round 5), a kudos line
+    runs = read("Test                TTFT(ms)    TPOT(ms)        pp TPS        tg TPS      E2E(s)    Peak Mem",
+                "pp1024/tg128          5123.4       58.96   199.9 tok/s    22.6 tok/s       5.300    16.68 GB",
+                "Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,ProcessingSpeed,TotalTime,Output,Flags",
+                "2024-06-19 21:46:13.064748+00:00,koboldcpp_cublas.dll,81,Llama-3-70B,8192,100,79.72,101.50,95.67",
+                "[Total:76267 kudos, Time:006h:08m:39s, Jobs:1703]")
+    got = {f.label: (f.value, f.unit, f.kind) for r in runs for f, _ in r.figures}
+    assert got["pp1024/tg128 TTFT"] == (5123.4, "ms", "duration") and got["pp1024/tg128 E2E"] == (5.3, "s", "duration")
+    assert got["pp1024/tg128 pp TPS"] == (199.9, "tokens/s", "rate") and got["pp1024/tg128 Peak Mem"] == (16.68, "GB", "size")
+    # no unit printed: a duration and a speed with unit null, never a core time
+    assert got["ProcessingTime"] == (79.72, None, "duration") and got["ProcessingSpeed"] == (101.5, None, "rate")
+    assert all(r.core.get("total_ms") is None for r in runs)
+    assert got["Time"] == (22119000.0, "ms", "duration")  # 6 h 8 min 39 s, not "6 h"
