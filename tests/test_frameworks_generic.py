@@ -301,3 +301,17 @@ def test_fixed_width_table_koboldcpp_csv_and_durations_with_colons():
     assert got["ProcessingTime"] == (79.72, None, "duration") and got["ProcessingSpeed"] == (101.5, None, "rate")
     assert all(r.core.get("total_ms") is None for r in runs)
     assert got["Time"] == (22119000.0, "ms", "duration")  # 6 h 8 min 39 s, not "6 h"
+
+
+def test_camel_case_keys_size_words_approximate_values_and_sizes_labelled_size():
+    # mlx-swift-lm's benchmark JSON, ORT GenAI's working set, OpenVINO GenAI's prose copy (held-out round 6)
+    (run,) = read('  "ttftMs" : 312.2318983078003,', '  "memoryUsedGB" : 59.14210510253906,',
+                  "Peak working set size (megabytes): 3051", "Loaded 6323781632 bytes", "Output: ~130 tokens",
+                  "LLM Prefill Tokens/Second: 8277.1", "KV cache size: 512.00 MiB", "batch size: 8",
+                  "increase the size from 0 bytes to 67462144 bytes")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["ttftMs"] == (312.2318983078003, "ms") and got["memoryUsedGB"] == (59.14210510253906, "GB")
+    assert got["Peak working set size"] == (3051, "MB") and got["Loaded"] == (6323781632, "B")
+    assert got["Output"] == (130, "tokens") and got["LLM Prefill Tokens/Second"] == (8277.1, "tokens/s")
+    assert got["KV cache size"] == (512.0, "MiB")
+    assert "batch size" not in got and "to" not in got and "from" not in got

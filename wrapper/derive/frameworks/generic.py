@@ -69,11 +69,12 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps"}
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
+_SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|%|tokens?|tok|requests|runs|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -87,10 +88,10 @@ _PART_SEPARATOR = LazyPattern(r",\s*|:")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
-    ("pair", LazyPattern(r"\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
+    ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
@@ -124,7 +125,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|%|user|elapsed|[mk]?W)"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
@@ -176,13 +177,16 @@ _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|(?<!model )\bsize\b|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
+                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
                     r"per block", re.I)
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
 _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", re.I)  # "EOS token = 50256"
 _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+_SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
+_SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
+_NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b")
 # Unitless figures that are rates by their label (the unit left unprinted: null).
@@ -251,6 +255,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _COUNT_UNITS[low], "count"
     if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
+    if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
+        return _SIZE_WORDS[low], "size"
     if unit.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
         return unit, "rate"
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
@@ -300,6 +306,8 @@ def _is_noise(label: str, kind: Optional[str] = None) -> bool:
     """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
     after line, hence the cache."""
     if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None:
+        return True
+    if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
         return True
     return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
 
@@ -662,7 +670,7 @@ class FigureReader:
              noise_label: Optional[str] = None) -> bool:
         """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
         the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
-        if not label:
+        if not label or label in _NO_LABEL:
             return False
         unit, kind = _unit_kind(unit_text, label)
         value = number(num_text)
@@ -725,14 +733,15 @@ class FigureReader:
         return out
 
 
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
               ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"))
 
 
 def _key_unit(key: str) -> Optional[str]:
     """The unit a JSON key's suffix names (``prompt_ms``, ``load_time_s``); None when it names none."""
-    low = key.lower()
-    if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s")) and not low.endswith(("s/s",)):
+    low = _CAMEL.sub("_", key).lower() if not key.islower() else key  # "ttftMs", "memoryUsedGB", "promptTPS"
+    if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s", "/second")) and not low.endswith(("s/s",)):
         if "token" in low or "tok" in low:
             return "tokens/s"
         if "request" in low or "req" in low:
