@@ -37,6 +37,22 @@ def _numbers(node, path=""):
             yield from _numbers(v, f"{path}.{i}")
 
 
+def _value(printed) -> float:
+    """A sheet's value: a number, or a duration as printed ("2m29.59s", "0:00:16.24"), in seconds."""
+    if isinstance(printed, (int, float)):
+        return float(printed)
+    from wrapper.derive.frameworks.units import duration_ms
+
+    text = str(printed).strip()
+    if ":" in text:
+        parts = [float(p) for p in text.split(":")]
+        return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+    ms = duration_ms(text)
+    if ms is None:
+        raise ValueError(f"sheet value {printed!r} is neither a number nor a duration")
+    return ms / 1000.0
+
+
 def _match(value: float, numbers: list) -> str | None:
     for path, n in numbers:
         for f in _FACTORS:
@@ -58,13 +74,16 @@ def score(dirs: list[str], detail: bool = False, phasewrap: str = "bin/phasewrap
     stated = found = 0
     lines = []
     for path in names:
-        with open(path[:-4] + ".sheet.json", encoding="utf-8") as fh:
+        sheet_path = path[:-4] + ".sheet.json"
+        if not os.path.exists(sheet_path):
+            sheet_path = path + ".sheet.json"  # "<name>.log.sheet.json" is the other reading of the name
+        with open(sheet_path, encoding="utf-8") as fh:
             sheet = json.load(fh)
         reports = by_file.get(os.path.abspath(path)) or by_file.get(path) or []
         numbers = [(f"#{i + 1}.{p}", n) for i, r in enumerate(reports) for p, n in _numbers(r)]
         fw = reports[-1].get("framework") if reports else None
         ok = fw in sheet["framework_ok"]
-        got = [(fig, _match(float(fig["value"]), numbers)) for fig in sheet["figures"]]
+        got = [(fig, _match(_value(fig["value"]), numbers)) for fig in sheet["figures"]]
         hits = sum(m is not None for _, m in got) + ok
         stated += len(got) + 1
         found += hits

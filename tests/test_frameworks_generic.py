@@ -315,3 +315,34 @@ def test_camel_case_keys_size_words_approximate_values_and_sizes_labelled_size()
     assert got["Output"] == (130, "tokens") and got["LLM Prefill Tokens/Second"] == (8277.1, "tokens/s")
     assert got["KV cache size"] == (512.0, "MiB")
     assert "batch size" not in got and "to" not in got and "from" not in got
+
+
+def test_round_seven_shapes_bare_prometheus_samples_dict_repr_measured_maxima_and_unitless_token_times():
+    # ik_llama.cpp's /metrics, SGLang's offline throughput dict, optimum-benchmark's memory table, fw-ai's
+    # llm_bench summary (held-out round 7)
+    runs = read("llamacpp:prompt_seconds_total 2903.63", "llamacpp:tokens_predicted_total 3469",
+                "{'total_input_tokens': 233369, 'total_latency': 28.642698895186186}",
+                "| metric | value | unit |", "| max_allocated    |    5856.23 | MB |",
+                "Time To First Token: 5.705300167132269", "Qps: 2.0004955480459414", "Processed queries: 33",
+                "max_num_seqs: 256", "word 123")
+    got = {f.label: (f.value, f.unit, f.kind) for r in runs for f, _ in r.figures}
+    assert got["llamacpp:prompt seconds"] == (2903.63, "s", "duration")
+    assert got["llamacpp:tokens predicted"] == (3469, None, "count")
+    assert got["total input tokens"][:2] == (233369, None) and got["total latency"] == (28.642698895186186, None, "duration")
+    assert got["max allocated"] == (5856.23, "MB", "size")
+    assert got["Time To First Token"] == (5.705300167132269, None, "duration")
+    assert got["Qps"] == (2.0004955480459414, None, "rate") and got["Processed queries"] == (33, None, "count")
+    assert "max num seqs" not in got and "word" not in got
+
+
+def test_vllm_offline_bar_gives_its_last_estimated_rates():
+    from wrapper.derive.frameworks import parse_lines
+
+    (r,) = parse_lines(["INFO 07-01 10:00:00 [llm.py:1] vLLM is running\n",
+                        "Processed prompts:  14%|███▉      | 20791/152671 [15:38<1:23:11, 26.42it/s, est. speed input: "
+                        "24555.79 toks/s, output: 22.14 toks/s]\n"])
+    assert r["framework"] == "vllm"
+    assert {k: r["extra"][k] for k in ("offline_prompts_done", "offline_prompts", "offline_input_tps",
+                                       "offline_output_tps")} == {
+        "offline_prompts_done": 20791, "offline_prompts": 152671, "offline_input_tps": 24555.79,
+        "offline_output_tps": 22.14}

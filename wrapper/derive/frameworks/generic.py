@@ -67,14 +67,17 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
                "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s",
                "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
-               "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps"}
+               "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
+               "tokens/second": "tokens/s", "token/second": "tokens/s",
+               "s/it": "s/it", "qps": "req/s"}
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
-_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs"}
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec)?|tok/s(?:ec)?|[tT]/s|it/s|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
+_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
+                "queries": "queries"}
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -89,7 +92,7 @@ _PART_SEPARATOR = LazyPattern(r",\s*|:")
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
     ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
-    ("pair", LazyPattern(r"\s*:\s*\"(?P<label>[\w .-]*[A-Za-z][\w.-]*)\"")),  # '"duration_ms": 8687' (JSON members)
+    ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
@@ -125,13 +128,14 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|tok|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W)"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
                   r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
+                  r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
@@ -153,8 +157,9 @@ _JSON_OPEN = frozenset(("{", "[", "[{", "{,"))
 _JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
 MAX_JSON_DEPTH = 16
 # Prometheus' text format (a /metrics scrape pasted in a log): "name{labels} value [timestamp]"; buckets left out.
-_METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)\{(?P<labels>[^{}]*)\}\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+_METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>[^{}]*)\})?\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                       r"(?:\s+\d+)?")
+_METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sample without labels: its name says so
 _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
 # columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
@@ -184,14 +189,18 @@ _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
 _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", re.I)  # "EOS token = 50256"
 _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+# A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
 _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
-_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b")
+_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b")
 # Unitless figures that are rates by their label (the unit left unprinted: null).
-_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$")
-_UNITLESS_DURATION = LazyPattern(r"(?:time|duration|latency|elapsed)$")
+_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
+_UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/")  # a word or "/" right after a number: some unit
+_UNITLESS_KINDS = frozenset(("duration", "rate"))
+_UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed)(?: (?:to|per) (?:first |output )?token)?$")
 _NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$")
 # A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
 _AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
@@ -229,10 +238,14 @@ class Run:
         self.figures: list = []  # (Figure, routed)
 
 
+@functools.lru_cache(maxsize=4096)
 def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
-    """(normalised unit, kind), or (None, None) when the pair is not a figure."""
+    """(normalised unit, kind), or (None, None) when the pair is not a figure; labels and units recur line after
+    line, hence the cache."""
     if unit is None:
         low = label.lower()
+        if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
+            return None, "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
         if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
         if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
@@ -241,8 +254,6 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
             return None, "ratio"
         if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
             return None, "rate"
-        if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
-            return None, "duration"  # "TotalTime=95.67", "duration: 91.82": a duration, its unit not printed
         return None, None
     if unit == "%":
         return "%", "percent"
@@ -262,6 +273,11 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
     return None, None
+
+
+def _words(label: str) -> str:
+    """A label with its camelCase humps as words, for telling what it names (the label itself stays as printed)."""
+    return _HUMP.sub(" ", label) if not label.islower() and not label.isupper() else label
 
 
 def _statistic(stat: str, unit: Optional[str], s: str, heading: Optional[tuple]) -> tuple:
@@ -305,7 +321,7 @@ def _label(text: str) -> str:
 def _is_noise(label: str, kind: Optional[str] = None) -> bool:
     """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
     after line, hence the cache."""
-    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None:
+    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind == "size" and _MEASURED.search(label)):
         return True
     if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
         return True
@@ -415,7 +431,8 @@ class FigureReader:
         if stripped.startswith("{") and stripped.endswith("}"):
             if self._json(stripped, text, routed):
                 return
-        if "}" in stripped and (metric := _METRIC.fullmatch(stripped)) is not None:
+        if ("}" in stripped or "_" in stripped) and (metric := _METRIC.fullmatch(stripped)) is not None and (
+                metric["labels"] is not None or ":" in metric["name"] or metric["name"].endswith(_METRIC_SUFFIXES)):
             self._metric(metric, text, routed)
             return
         heading, self._heading = self._heading, None
@@ -529,6 +546,8 @@ class FigureReader:
                 label, unit, used = _statistic(label, unit, s, heading)
                 of_heading = of_heading or used
                 noise = label.rsplit(" ", 1)[0] + " avg"  # its subject says if it is noise: "max" is the statistic
+            if unit is None and _UNIT_AFTER.match(s, m.end()) and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS:
+                continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
             if self._add(label, m["num"], unit, line, routed, noise_label=noise):
                 last = (label, m.end())
                 self._previous = label
@@ -571,7 +590,7 @@ class FigureReader:
         if name.endswith("_bucket"):
             return  # one sample per bucket: the _sum and _count say it in two
         base = name[:-6] if name.endswith("_total") else name
-        first = _METRIC_LABEL.search(labels)
+        first = _METRIC_LABEL.search(labels) if labels else None
         label = f"{base} {first['value']}" if first is not None else base
         self._add(_label(label), m["num"], _key_unit(base) or _key_unit(base.rsplit("_", 1)[0] if base.endswith(("_sum", "_count")) else base), line, routed)
 
@@ -634,18 +653,20 @@ class FigureReader:
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
         header = self._header or [""] * len(cells)
         several = sum(v is not None for v in values) > 1
+        # "| metric | value | unit |": a column of units names the unit of the row's values
+        row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
         for name, value in zip(header, values):
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
-            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit)
             if m is None and value["unit"] is None and _UNIT_WORD.fullmatch(name):  # "| test | t/s |": the column
                 label, unit = " ".join(c for c, v in zip(cells, values) if c and v is None) or name, name
                 m = True  # the unit's column, labelled by the row's names
             stat = False
             if m is None and row is not None:
                 rm = _CELL_UNIT.match(row)
-                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"])
+                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit)
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             noise = f"{label[:-len(name)]}avg" if stat else None
@@ -672,18 +693,19 @@ class FigureReader:
         the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
         if not label or label in _NO_LABEL:
             return False
-        unit, kind = _unit_kind(unit_text, label)
+        words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
+        unit, kind = _unit_kind(unit_text, words)
         value = number(num_text)
-        if kind is None or value is None or _is_noise(label if noise_label is None else _label(noise_label), kind):
+        if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind):
             return False
         if kind == "count":
             if value < 0:
                 return False
             if value == int(value):
                 value = int(value)
-            elif _AVERAGED.search(label) is None:
+            elif _AVERAGED.search(words) is None:
                 return False
-        key = _core_key(label, kind, unit)
+        key = _core_key(words, kind, unit)
         run = self._runs[-1]
         if key is not None:
             core = _core_value(key, value, unit)
@@ -734,10 +756,12 @@ class FigureReader:
 
 
 _CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
+_HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n_tokens, not the noise "n")
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
               ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"))
 
 
+@functools.lru_cache(maxsize=4096)
 def _key_unit(key: str) -> Optional[str]:
     """The unit a JSON key's suffix names (``prompt_ms``, ``load_time_s``); None when it names none."""
     low = _CAMEL.sub("_", key).lower() if not key.islower() else key  # "ttftMs", "memoryUsedGB", "promptTPS"

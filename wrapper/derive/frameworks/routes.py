@@ -59,7 +59,7 @@ VLLM_KEYS = ("# CUDA blocks", "# GPU blocks", "Available KV cache memory", "Avg 
              "Estimated CUDA graph memory", "Graph capturing finished", "Initial profiling/warmup run took", "Iteration(",
              "KV cache size", "LLM engine (v", "Loading model weights took", "Loading weights took",
              "Maximum concurrency", "Memory profiling t", "Model loading took", "Prefix cache hit rate: GPU",
-             SERVING_BENCH_HEADER, "SpecDecoding metrics", "Throughput: ", "Total time: ", "] duration",
+             SERVING_BENCH_HEADER, "SpecDecoding metrics", "Throughput: ", "Total time: ", "] duration", "Processed prompts",
              "activation peak memory", "available_kv_cache_memory", "checkpoint shards", "from the cache, took",
              "gpu_memory_utilization", "init engine", "instance can use", "latency per ", "latency: ",
              "model weights take", "non_torch_memory", "num_gpu_blocks is", "server version",

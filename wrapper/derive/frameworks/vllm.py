@@ -54,6 +54,10 @@ from .units import integer, number
 
 NAME = "vllm"
 
+# LLM.generate's bar: "Processed prompts: 100%|…| 1000/1000 [00:41<00:00, 24.1it/s, est. speed input: 24555.79
+# toks/s, output: 22.14 toks/s]" (the rate may be "s/it" on a slow machine); each redraw supersedes the one before.
+_PROCESSED = re.compile(r"Processed prompts:\s*\d+%.*?(\d+)/(\d+) \[.*?est\. speed input: ([\d.]+) toks/s, "
+                        r"output: ([\d.]+) toks/s")
 # vLLM 0.8 printed "GB" for the same figure (memory usage / 2**30, so GiB): both are read as GiB.
 _MODEL_LOADING = re.compile(r"Model loading took ([\d.]+) Gi?B(?: memory)? and ([\d.]+) seconds")
 _WEIGHTS_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
@@ -126,6 +130,7 @@ _RULES = (
     ("SpecDecoding metrics", _SPEC, "_spec"),
     ("Iteration(", _ITERATION, "_iteration"),
     ("Model loading took", _MODEL_LOADING, "_model_loading"),
+    ("Processed prompts", _PROCESSED, "_processed"),
     ("Loading weights took", _WEIGHTS_SECONDS, "_weights_seconds"),
     ("Loading model weights took", _WEIGHTS_GB, "_weights_gb"),
     ("# GPU blocks", _BLOCKS, "_blocks"),
@@ -214,6 +219,12 @@ class Parser(FamilyParser):
         extra = runs.current["extra"]
         extra["workers_reporting"] = extra.get("workers_reporting", 0) + 1
         extra.setdefault("worker_load_ms", []).append(seconds_to_ms(m[2]))
+
+    def _processed(self, m, text):
+        """The offline bar's last redraw: prompts done of all, and its estimated input and output token rates."""
+        extra = self.runs.current["extra"]
+        extra["offline_prompts_done"], extra["offline_prompts"] = int(m[1]), int(m[2])
+        extra["offline_input_tps"], extra["offline_output_tps"] = float(m[3]), float(m[4])
 
     def _weights_seconds(self, m, text):
         self._extra("weights_load_ms", seconds_to_ms(m[1]))
