@@ -45,15 +45,19 @@ class Block:
 
     def __init__(self) -> None:
         self.active = False
+        self._lead = ""  # what stood before the header ("# " when the report was pasted as comments)
 
     def feed(self, text: str, extra: dict) -> bool:
         if HEADER in text:
             self.active = True
+            self._lead = text[:text.index(HEADER)].strip().rstrip("=").strip()
             extra["serving_benchmark"] = {}
             return True
         if not self.active:
             return False
         stripped = text.strip()
+        if self._lead and stripped.startswith(self._lead):
+            stripped = stripped[len(self._lead):].strip()
         if not stripped or stripped.startswith("-"):
             return True  # a section rule such as ---------------Time to First Token----------------
         if stripped.startswith("="):
