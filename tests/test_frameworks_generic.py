@@ -346,3 +346,11 @@ def test_vllm_offline_bar_gives_its_last_estimated_rates():
                                        "offline_output_tps")} == {
         "offline_prompts_done": 20791, "offline_prompts": 152671, "offline_input_tps": 24555.79,
         "offline_output_tps": 22.14}
+
+
+def test_a_rate_in_brackets_after_words_and_a_progress_count():
+    # mlx-openai-server's debug log (held-out round 8): the count is progress (n/total), the rate is labelled by
+    # the words before its bracket
+    (run,) = read("✦ ⚡ Processed   2048/8831 tokens (264.70 tok/s)", "Prompt: 100 tokens (12.3 tok/s)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("tokens rate", 264.7, "tokens/s"), ("Prompt", 100, "tokens"), ("Prompt rate", 12.3, "tokens/s")]

@@ -107,6 +107,8 @@ _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 # separator, "and"/"at", or the line's end.
 _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
                     + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|$)")
+# A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
+_IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z])(?![\w.])")
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
 _JOINED = LazyPattern(r"[\s,(=/]*")
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
@@ -538,6 +540,9 @@ class FigureReader:
             elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
                 # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
                 label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
+            elif shape is None and unit is not None and (paren := _IN_BRACKETS.match(s[max(0, start - _BEFORE_CHARS):start][::-1])):
+                # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
+                label, shape = _joined_label(paren["label"][::-1], _unit_kind(unit, "")[1]), "spaced"
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
