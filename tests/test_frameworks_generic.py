@@ -354,3 +354,13 @@ def test_a_rate_in_brackets_after_words_and_a_progress_count():
     (run,) = read("✦ ⚡ Processed   2048/8831 tokens (264.70 tok/s)", "Prompt: 100 tokens (12.3 tok/s)")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("tokens rate", 264.7, "tokens/s"), ("Prompt", 100, "tokens"), ("Prompt rate", 12.3, "tokens/s")]
+
+
+def test_a_column_named_by_its_unit_and_what_it_measures():
+    # llama.cpp's compare-llama-bench.py table (held-out round 9)
+    runs = read("| GPU        | Model                 |     Microbatch size | Test           |     t/s master |     t/s a3cec6ab6 |",
+                "| :--------- | :-------------------- | ------------------: | :------------- | -------------: | ----------------: |",
+                "| RTX 3090   | gemma4 26B.A4B Q4_0   |                   1 | pp256          |         189.63 |            190.09 |")
+    got = {f.label: (f.value, f.unit) for r in runs for f, _ in r.figures}
+    assert got["26B.A4B Q4 0 pp256 t/s master"] == (189.63, "tokens/s")  # a label keeps its last 6 words
+    assert got["26B.A4B Q4 0 pp256 t/s a3cec6ab6"] == (190.09, "tokens/s")

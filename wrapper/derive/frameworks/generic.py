@@ -665,8 +665,11 @@ class FigureReader:
                 continue
             m = _CELL_UNIT.match(name)
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit)
-            if m is None and value["unit"] is None and _UNIT_WORD.fullmatch(name):  # "| test | t/s |": the column
-                label, unit = " ".join(c for c, v in zip(cells, values) if c and v is None) or name, name
+            if m is None and value["unit"] is None and (um := _UNIT_WORD.match(name)) and um.end() < len(name) + 1 and (
+                    um.end() == len(name) or name[um.end()] == " "):
+                # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
+                row_names = " ".join(c for c, v in zip(cells, values) if c and v is None)
+                label, unit = f"{row_names} {name}".strip() if um.end() < len(name) else (row_names or name), um[0]
                 m = True  # the unit's column, labelled by the row's names
             stat = False
             if m is None and row is not None:
