@@ -364,3 +364,11 @@ def test_a_column_named_by_its_unit_and_what_it_measures():
     got = {f.label: (f.value, f.unit) for r in runs for f, _ in r.figures}
     assert got["26B.A4B Q4 0 pp256 t/s master"] == (189.63, "tokens/s")  # a label keeps its last 6 words
     assert got["26B.A4B Q4 0 pp256 t/s a3cec6ab6"] == (190.09, "tokens/s")
+
+
+def test_a_logfmt_time_is_no_unitless_duration():
+    # ollama's journal lines (held-out round 9): "time=2024-11-19T11:57:03…" is a timestamp, not 2024 of something
+    runs = read('time=2024-11-19T11:57:03.647-06:00 level=INFO source=server.go:105 msg="system memory"',
+                "TotalTime=95.67")
+    assert [(f.label, f.value, f.unit, f.kind) for r in runs for f, _ in r.figures] == [
+        ("TotalTime", 95.67, None, "duration")]

@@ -200,10 +200,11 @@ _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes t
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b")
 # Unitless figures that are rates by their label (the unit left unprinted: null).
 _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
-_UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/")  # a word or "/" right after a number: some unit
+# a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
+_UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/|[-:.T]\d")
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
 _UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed)(?: (?:to|per) (?:first |output )?token)?$")
-_NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$")
+_NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
 # A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
 _AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
