@@ -39,8 +39,9 @@ of input/prompt tokens -> ``prompt_tokens``, of generated/output/completion toke
 seen again starts a new run (as in ``figures.Runs.put``); at most ``MAX_RUNS`` runs per log.
 
 Which lines: every line ``GATE`` finds something in (a number with a unit, a table bar, a word naming tokens, a
-JSON key with a unit) is read; a figure from a line some family parser was shown is marked ``routed`` and is
-dropped when a family claims the log (that family had its chance at the line and it always wins).
+JSON key with a unit) is read; a figure from a line some family parser was shown is marked with the names of the
+families shown it (``routed``) and is dropped when one of them claims the log (that family had its chance at the
+line and it always wins); a line only another family was shown keeps its figures.
 """
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
 _JOINED = LazyPattern(r"[\s,(=/]*")
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
-_SPREAD = LazyPattern(r"\s*(?:\u00b1|\+/-)\s*(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+_PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
+_SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
 _UNIT_WORD = LazyPattern(_UNIT)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
@@ -125,7 +127,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # (and the like), a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"), a "label: number" that
 # ends its line ("Successful requests: 1780": the reader keeps it only if its label names a count or a ratio), or
 # a CSV row of numbers or header of names ("ctx_tokens,prefill_tps,…" / "2048,370.57,…"). Written as one leading
-# character class (an ASCII digit, "|", "_", "t", "T", ")", ",", ":", "=", or any non-ASCII character, since \d also matches other
+# character class (an ASCII digit, "|", "_", "t", "T", ")", ",", ":", "=", '"', "{", "}", or any non-ASCII character, since \d also matches other
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
@@ -150,7 +152,7 @@ _LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s"
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
 _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w .-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
-_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:\s*(?:\u00b1|\+/-)\s*(?P<spread>" + _NUM
+_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
                           + r")\s*(?:" + _UNIT + r")?)?")
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
@@ -234,10 +236,10 @@ class Figure(NamedTuple):
 
 
 class Run:
-    """What the reader found for one run: core figures and labelled figures (each with its ``routed`` flag)."""
+    """What the reader found for one run: core figures and labelled figures (each with the families shown its line)."""
 
     def __init__(self) -> None:
-        self.core: dict = {}  # core key -> (value, routed)
+        self.core: dict = {}  # core key -> (value, routed: the names of the families shown its line, or a bool)
         self.figures: list = []  # (Figure, routed)
 
 
@@ -516,7 +518,8 @@ class FigureReader:
                 continue
             if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
                 continue
-            found = _before(s[max(0, start - _BEFORE_CHARS):start][::-1])
+            head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
+            found = _before(head)
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
                 # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
@@ -541,7 +544,7 @@ class FigureReader:
             elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
                 # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
                 label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
-            elif shape is None and unit is not None and (paren := _IN_BRACKETS.match(s[max(0, start - _BEFORE_CHARS):start][::-1])):
+            elif shape is None and unit is not None and (paren := _IN_BRACKETS.match(head)):
                 # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
                 label, shape = _joined_label(paren["label"][::-1], _unit_kind(unit, "")[1]), "spaced"
             if shape is None or (unit is None and shape in ("took", "spaced")):
@@ -634,7 +637,7 @@ class FigureReader:
                 len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))):
             # a row of numbers, or of numbers beside names and times (koboldcpp's benchmark CSV: Timestamp, Model, …);
             # the trailing columns may be missing
-            for name, cell, is_number in zip(self._csv, cells, numeric):
+            for name, cell, is_number in zip(header, cells, numeric):
                 if cell.strip() and is_number:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
@@ -666,14 +669,15 @@ class FigureReader:
                 continue
             m = _CELL_UNIT.match(name)
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit)
-            if m is None and value["unit"] is None and (um := _UNIT_WORD.match(name)) and um.end() < len(name) + 1 and (
-                    um.end() == len(name) or name[um.end()] == " "):
+            by_column = m is not None  # the column's name says the unit: no row label needed
+            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
+            if um is not None and (um.end() == len(name) or name[um.end()] == " "):
                 # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
                 row_names = " ".join(c for c, v in zip(cells, values) if c and v is None)
                 label, unit = f"{row_names} {name}".strip() if um.end() < len(name) else (row_names or name), um[0]
-                m = True  # the unit's column, labelled by the row's names
+                by_column = True
             stat = False
-            if m is None and row is not None:
+            if not by_column and row is not None:
                 rm = _CELL_UNIT.match(row)
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit)
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
