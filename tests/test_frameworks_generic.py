@@ -372,3 +372,10 @@ def test_a_logfmt_time_is_no_unitless_duration():
                 "TotalTime=95.67")
     assert [(f.label, f.value, f.unit, f.kind) for r in runs for f, _ in r.figures] == [
         ("TotalTime", 95.67, None, "duration")]
+
+
+def test_a_histograms_count_is_no_duration():
+    # Prometheus histograms: "_sum" is in the metric's unit, "_count" counts observations
+    runs = read('vllm:e2e_request_latency_seconds_count{model_name="m"} 5',
+                'vllm:e2e_request_latency_seconds_sum{model_name="m"} 12.5')
+    assert [(f.value, f.unit, f.kind) for r in runs for f, _ in r.figures] == [(5, None, "count"), (12.5, "s", "duration")]

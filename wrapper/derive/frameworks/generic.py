@@ -601,7 +601,9 @@ class FigureReader:
         base = name[:-6] if name.endswith("_total") else name
         first = _METRIC_LABEL.search(labels) if labels else None
         label = f"{base} {first['value']}" if first is not None else base
-        self._add(_label(label), m["num"], _key_unit(base) or _key_unit(base.rsplit("_", 1)[0] if base.endswith(("_sum", "_count")) else base), line, routed)
+        # a histogram's _sum is in the metric's unit ("…_seconds_sum"); its _count counts observations (no unit)
+        unit = None if base.endswith("_count") else _key_unit(base[:-4] if base.endswith("_sum") else base)
+        self._add(_label(label), m["num"], unit, line, routed)
 
     def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
         """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
