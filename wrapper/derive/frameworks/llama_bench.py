@@ -33,9 +33,6 @@ def _cells(text: str) -> list[str]:
     return [c.strip() for c in text.strip().strip("|").split("|")]
 
 
-_READ = object()  # the open JSON object's row was read already (its last lines are skipped)
-
-
 class Parser(FamilyParser):
     NAME = NAME
 
@@ -44,6 +41,7 @@ class Parser(FamilyParser):
         self._md_columns: list[str] | None = None
         self._csv_columns: list[str] | None = None
         self._json_lines: list[str] | None = None
+        self._json_read = False  # the open JSON object's row was read already (its last lines are skipped)
         self._batched = False
 
     def feed(self, text: str, line: str) -> None:
@@ -139,7 +137,7 @@ class Parser(FamilyParser):
             self.greedy = True
             self.evidence += 1
         elif text.startswith('"build_commit"'):
-            self._json_lines = ["{", text]
+            self._json_lines, self._json_read = ["{", text], False
             self.greedy = True
 
     def _json_object_line(self, text: str) -> None:
@@ -147,15 +145,15 @@ class Parser(FamilyParser):
         if stripped in ("}", "},"):
             lines, self._json_lines = self._json_lines, None
             self.greedy = False
-            if lines[-1] is not _READ:
+            if not self._json_read:
                 self._json_object(lines)
-        elif self._json_lines[-1] is not _READ:
+        elif not self._json_read:
             self._json_lines.append(stripped)
             if stripped.startswith('"stddev_ts"'):
                 # the row's results are all in (its samples follow): read it now, so that a log cut inside the
                 # object (a post that ends at the samples) still gives its row
                 self._json_object(self._json_lines)
-                self._json_lines.append(_READ)
+                self._json_read = True
 
     def _json_object(self, lines: list) -> None:
         try:

@@ -45,9 +45,11 @@ class Block:
 
     def __init__(self) -> None:
         self.active = False
+        self.last_key: str | None = None  # the key of the report's line just read, if the line was one
         self._lead = ""  # what stood before the header ("# " when the report was pasted as comments)
 
     def feed(self, text: str, extra: dict) -> bool:
+        self.last_key = None
         if HEADER in text:
             self.active = True
             self._lead = text[:text.index(HEADER)].strip().rstrip("=").strip()
@@ -70,5 +72,6 @@ class Block:
         num = integer(m[2])
         if num is None:
             num = number(m[2])
-        extra["serving_benchmark"][key_of(m[1])] = num if num is not None else m[2]
+        self.last_key = key_of(m[1])
+        extra["serving_benchmark"][self.last_key] = num if num is not None else m[2]
         return True

@@ -54,9 +54,11 @@ from .units import integer, number
 
 NAME = "vllm"
 
+# The serving-benchmark report's lines that are vLLM's own (serving_bench.key_of of "Successful requests:" and
+# "Benchmark duration (s):"): its evidence, where other load testers print the same header above other labels.
+_BENCH_OWN = ("successful_requests", "benchmark_duration_s")
 # LLM.generate's bar: "Processed prompts: 100%|…| 1000/1000 [00:41<00:00, 24.1it/s, est. speed input: 24555.79
 # toks/s, output: 22.14 toks/s]" (the rate may be "s/it" on a slow machine); each redraw supersedes the one before.
-_BENCH_OWN = ("Successful requests:", "Benchmark duration (s):")
 _PROCESSED = re.compile(r"Processed prompts:\s*\d+%.*?(\d+)/(\d+) \[.*?est\. speed input: ([\d.]+) toks/s, "
                         r"output: ([\d.]+) toks/s")
 # vLLM 0.8 printed "GB" for the same figure (memory usage / 2**30, so GiB): both are read as GiB.
@@ -184,7 +186,7 @@ class Parser(FamilyParser):
             if taken:
                 # vLLM's own first lines of the report are its evidence, not the header: other load testers (a Go
                 # one against Triton) print the same header above their own labels ("Benchmark Duration (sec)")
-                if self._bench.active and text.lstrip("# \t").startswith(_BENCH_OWN):
+                if self._bench.last_key in _BENCH_OWN:
                     self.evidence += 1
                 return
         hit = False
