@@ -62,9 +62,40 @@ def test_noise_is_no_figure():
              "llama_context: worst-case: n_tokens = 2048, n_seqs = 1, n_outputs = 0",
              "system_info: n_threads = 8 (n_threads_batch = 8) / 16 | AVX = 1 |",
              "main: seed = 1717067386", "INFO 05-12 07:51:39 [loggers.py:271] started at 2025-05-12 07:51:39",
-             "Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
              "version: 4662 (7ee953a64)", "listening on 0.0.0.0:8080"]
     assert all(not r.figures and not r.core for r in read(*noise))
+
+
+def test_a_progress_bars_rate_is_a_figure_of_its_description_a_few_times_per_bar():
+    # vLLM's CUDA graph capture (tqdm), SGLang's own bar, mini-sglang's bench (held-out round 10)
+    (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
+                  "Loading weights:  25% Completed | 1/4 [00:00<00:01,  2.32it/s]",
+                  "Decode token  100%|██████| 357310/357310 [ 2318.57it/s    02:34/00:00   ]")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("Capturing CUDA graphs", 4.71, "it/s", "rate"), ("Loading weights", 2.32, "it/s", "rate"),
+        ("Decode token", 2318.57, "it/s", "rate")]
+    assert run.core == {}  # a bar's rate says how fast its items went, no core figure
+    # a bar redrawn again and again keeps its first BAR_VALUES rates, not one per redraw
+    redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:0{p % 10}<00:09, {10 + p}.5it/s]" for p in range(1, 40)]
+    (run,) = read(*redraws)
+    assert [f.value for f, _ in run.figures] == [11.5, 12.5, 13.5] and generic.BAR_VALUES == 3
+
+
+def test_values_before_the_unit_that_closes_the_line():
+    # NVIDIA/TensorRT-LLM, Triton backend logs (held-out rounds 5, 9 and 10): "(MiB)" ends a line of bare values
+    line = ("[TensorRT-LLM][INFO] [MemUsageChange] TensorRT-managed allocation in IExecutionContext creation: "
+            "CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)")
+    (run,) = read(line)
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got[-2:] == [("now CPU", 0, "MiB"), ("now GPU", 10184, "MiB")] and len(got) == 4
+    assert got[0][0] == "allocation in IExecutionContext creation CPU"  # its last words, up to MAX_LABEL_CHARS
+
+
+def test_a_ratio_printed_with_x_and_full_width_colons():
+    (run,) = read("INFO:     Minimum concurrency: 3.31x", "Speedup: 1.12x", "on 2x A100",
+                  "* 显存占用：14881MiB / 24564MiB")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures][:3] == [
+        ("Minimum concurrency", 3.31, "x", "ratio"), ("Speedup", 1.12, "x", "ratio"), ("显存占用", 14881, "MiB", "size")]
 
 
 def test_duplicates_collapse_and_figures_are_bounded():
@@ -86,6 +117,37 @@ def test_a_family_always_wins_and_the_reader_only_adds_figures():
     assert rep["framework"] == "llama.cpp" and rep["eval_ms"] == 458.31
     assert (rep["prompt_tps"], rep["eval_tps"]) == (14257.9, 21.8) and rep["sources"] is None
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [("custom stage", 3.5, "s")]
+
+
+def test_the_values_a_family_leaves_on_a_line_it_measures_from_are_figures():
+    # bayzeen's langchain report (held-out round 9): llama.cpp takes the KV cache's total, the reader its halves
+    kv = ("llama_new_context_with_model: KV self size  = 5120.00 MiB, K (f16): 2560.00 MiB, V (f16): 2560.00 MiB")
+    (rep,) = frameworks.parse_lines([kv, "llama_perf_context_print:        eval time =     458.31 ms /    10 runs"])
+    assert rep["framework"] == "llama.cpp" and rep["extra"]["kv_self_mib"] == 5120.0
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert got == [("K (f16)", 2560.0, "MiB"), ("V (f16)", 2560.0, "MiB")]  # not "KV self size": the family's
+    assert all(f["line"] == kv for f in rep["figures"])
+
+
+def test_a_family_line_it_took_nothing_from_stays_unread():
+    # koboldcpp's token probabilities (tests/fixtures/logs/koboldcpp__2025-02-…): the family routes the lines and
+    # takes nothing from them, so they are no measurement (its own log shows which lines are)
+    lines = ["Welcome to KoboldCpp - Version 1.83.1", "Generating (20 / 512 tokens) [(, 31.46%) (.\\n 30.40%)]",
+             "CtxLimit:30/4096, Amt:20/512, Init:0.00s, Process:0.01s (1.0ms/T = 1000.00T/s), "
+             "Generate:0.40s (20.0ms/T = 50.00T/s), Total:0.41s (48.78T/s)"]
+    (rep,) = frameworks.parse_lines(lines)
+    assert rep["framework"] == "koboldcpp" and rep["eval_ms"] == 400.0
+    assert not [f for f in rep["figures"] if f["unit"] == "%"]
+
+
+def test_what_a_family_takes_is_matched_across_its_unit_change_and_rounding():
+    from wrapper.derive.frameworks.taken import Taken
+
+    took = Taken([670.0, 9.843128465462923, 5120.0, 0.0])  # ms, a computed rate, MiB, a zero
+    assert took(0.67, "s", "0.67")  # printed in s, kept in ms
+    assert took(9.84, "tokens/s", "9.84")  # printed rounded to two digits
+    assert took(5.0, "GiB", "5.00")  # 5 GiB as 5120 MiB
+    assert not took(9.85, "tokens/s", "9.85") and not took(2560.0, "MiB", "2560.00")
 
 
 def test_unknown_log_gets_the_general_figures_as_its_core_keys():

@@ -61,7 +61,9 @@ def test_2024_json_log_uses_the_structured_fields():
     runs = parse("llama-server__2024-json-log-print_timings.log")
     assert len(runs) == 1
     assert figures(runs[0]) == (2684.386, 27, 10.058166001461787, 3559.272, 25, 7.023908259891348, 6243.657999999999)
-    assert runs[0]["extra"] == {"slot_id": 0, "task_id": 19}
+    # t_token: the time per token the text beside it prints as "(… ms per token, …)"
+    assert runs[0]["extra"] == {"slot_id": 0, "task_id": 19, "prompt_ms_per_token": 99.4217037037037,
+                                "eval_ms_per_token": 142.37088}
 
 
 def test_progress_only_log_reports_no_final_figures():

@@ -29,6 +29,7 @@ from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
 from .routes import ROUTES
+from .taken import Taken
 
 __all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
            "StreamParser", "from_server_timings", "new_parser", "parse_lines", "strip_prefix"]
@@ -198,6 +199,11 @@ DETECTION_WINDOW_LINES = 2_000
 # A log's finished runs are held (for the general reader's figures and the version) until there are more than this
 # many; then ``pop_finished`` hands them out as they end, so a server log of millions of requests stays bounded.
 HOLD_REPORTS = 1_000
+# A family's line is read by the general reader too, for the figures the family leaves (``StreamParser._hold``),
+# until lines of its shape gave nothing this many times; at most MAX_SHAPES shapes are tracked.
+VET_TRIES = 4
+MAX_SHAPES = 4096
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 class StreamParser:
@@ -230,6 +236,7 @@ class StreamParser:
         self._claimed = self._fixed and bool(self._parsers)  # some family showed evidence (never undone)
         self._claimer = self._parsers[0].NAME if self._claimed else None  # the family that claimed it first
         self._figure_gate = generic.GATE.search
+        self._vet_left: dict = {}  # a held line's shape -> tries left before such lines are not held any more
         self._build_routes()
 
     def _build_routes(self) -> None:
@@ -248,6 +255,7 @@ class StreamParser:
         self._gate_search = _trie_search(self.routing_keys)
         self._owners = owners
         self._targets: list | None = None  # built when the gate first lets a line through
+        self._own_search: dict = {}  # id(parser) -> the search of its KEYS alone (``_evidence_only``)
         self._one: tuple | None | bool = False  # the settled family's route (``_single``); False: not known yet
 
     def _build_targets(self) -> list:
@@ -258,6 +266,15 @@ class StreamParser:
         for k, t in self._owners:
             own.setdefault(id(t), (t, set()))[1].add(k)
         return [(t, _trie_search(frozenset(keys))) for t, keys in own.values()]
+
+    def _evidence_only(self, parser, line: str, m: re.Match | None) -> bool:
+        """Whether ``line`` reached a family still being detected through its evidence keys alone."""
+        if m is None:
+            return False
+        search = self._own_search.get(id(parser))
+        if search is None:
+            search = self._own_search[id(parser)] = _trie_search(frozenset(parser.KEYS)) if parser.KEYS else None
+        return search is None or search(line, m.start()) is None
 
     def _detected(self) -> None:
         """A family recognised its first line: families after the first detected one in table order can no
@@ -334,11 +351,20 @@ class StreamParser:
                     targets.append(target)
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        shown = frozenset(t.NAME for t in targets if t is not _WARN)  # the families shown this line
-        # A line the claiming family read: its figures would be dropped (the family wins), not worth reading.
-        if not (self._claimed and self._claimer in shown) and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
-            self._figures.feed(text, routed=shown)
+        # the families shown this line to read it: not those shown it only as evidence of whose log it is (their
+        # detection keys), which take no figure from it (the same line later in the log, once detection is over,
+        # is shown to none)
+        shown = frozenset(t.NAME for t in targets if t is not _WARN
+                          and not (t in self._detecting and self._evidence_only(t, line, m)))
+        family_line = self._claimed and self._claimer in shown
+        held = None
+        if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+            # A line the claiming family reads: only what it leaves of a measurement is kept (``settle``).
+            held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
+            if held is not None or not family_line:
+                self._figures.feed(text, routed=shown)
         warn = detected = False
+        fed: list = []
         for target in targets:
             if target is _WARN:
                 warn = True
@@ -346,6 +372,7 @@ class StreamParser:
             target.feed(text, raw)
             if type(target) is _Deferred:  # its parser exists now: it takes the stand-in's place everywhere
                 target = self._swap(target)
+            fed.append(target)
             if target.greedy:
                 if target not in greedy:
                     greedy.append(target)
@@ -353,6 +380,8 @@ class StreamParser:
                 greedy.remove(target)
             if target.evidence and target in self._detecting:
                 detected = True
+        if held is not None:
+            self._settle(held, text, fed, family_line)
         if detected:
             self._detected()
         elif self._window_left is not None:
@@ -371,15 +400,47 @@ class StreamParser:
         routed = has_key(line, start) is not None
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        if not routed and self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
-            self._figures.feed(text, routed=False)
+        held = None
+        if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+            if not routed:
+                self._figures.feed(text, routed=False)
+            elif (held := self._hold(text, (family,))) is not None:
+                self._figures.feed(text, routed=True)
         if routed:
             family.feed(text, raw)
             if family.greedy:
                 self._greedy.append(family)
+            if held is not None:
+                self._settle(held, text, (family,), True)
         if has_warning(line, start) is not None and (kind := warn_rules.classify(text)) is not None:
             for p in self._all:
                 p.warn(kind, raw)
+
+    def _hold(self, text: str, targets) -> str | None:
+        """Before a line some family is shown goes to the general reader: have the reader hold its figures for
+        ``_settle`` and return the line's shape (its text without digits), or None when it is not worth it: the
+        claimer's periodic lines (its own through and through, and folded unread by a block reader) and shapes
+        that gave nothing VET_TRIES times (a server's request lines, which the family reads whole)."""
+        if _periodic(text, targets):
+            return None
+        shape = text.translate(_NO_DIGITS)
+        left = self._vet_left.get(shape)
+        if left is None:
+            if len(self._vet_left) >= MAX_SHAPES:
+                return None
+            self._vet_left[shape] = VET_TRIES
+        elif left <= 0:
+            return None
+        self._figures.hold()
+        return shape
+
+    def _settle(self, shape: str, text: str, fed, family_line: bool) -> None:
+        """After the families shown a held line read it: the reader keeps what they left (``generic.settle``)."""
+        families = [t for t in fed if t is not _WARN]
+        if _periodic(text, families):  # a family met first on this line: its module is loaded only now
+            self._figures.settle(None, family_line)
+        elif not self._figures.settle(Taken.of(families), family_line):
+            self._vet_left[shape] -= 1
 
     @property
     def reads_figures(self) -> bool:
@@ -463,6 +524,11 @@ class StreamParser:
             return chosen.results()
         return generic.merge(chosen.results(), self._figures.runs(claimed, chosen.NAME), claimed,
                              self._self_name.name or UNKNOWN)
+
+
+def _periodic(text: str, parsers) -> bool:
+    """Whether ``text`` is one of the periodic lines (``base.Periodic``) of one of ``parsers``."""
+    return any(p.key in text for t in parsers for p in getattr(t, "PERIODIC", ()))
 
 
 def _prefixes():

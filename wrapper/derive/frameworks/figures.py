@@ -126,6 +126,10 @@ class Runs:
             self.notes = {}
         return self._cur
 
+    def recent(self) -> tuple:
+        """Where a line just fed may have put what it took: the open run, its notes, the run finished last."""
+        return self._cur, self.notes, (self._done[-1] if self._done else None)
+
     def has_run_figures(self) -> bool:
         """Whether the open run has any RUN_KEYS figure (tracked on write, this is asked on every startup line)."""
         return self._figures

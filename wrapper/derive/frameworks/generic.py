@@ -54,6 +54,9 @@ from ...core.lazy_re import LazyPattern
 from .units import duration_ms, go_duration_ms, number
 
 MAX_FIGURES = 64
+# A "duration" longer than this is a clock reading since 1970 (a JSON "…_start_ms": 1711754028137), not a duration.
+EPOCH_MS = 1e11  # ~3 years
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
 MAX_RUNS = 1000
 MAX_LABEL_CHARS = 60
 MAX_LINE_CHARS = 300
@@ -78,7 +81,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
@@ -132,7 +135,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W)"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
@@ -180,26 +183,43 @@ _SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\
                           r"(?:(?P<cpu>\d+)% ?cpu (?P<total>(?:\d+:){0,2}\d+(?:\.\d+)?) total"
                           r"|(?P<elapsed>(?:\d+:){1,2}\d+(?:\.\d+)?)elapsed (?P<gcpu>\d+)%CPU)")
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
+_FULL_WIDTH = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d", ":(),=")
+# A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
+_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*\d+/\d+\s*"
+                   r"\[(?P<inner>[^\]]*)\]")
+_BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
+BAR_VALUES = 3
+MAX_BARS = 256
+# "(MiB)" closing a line of bare values; each item "name value", maybe after its group's "head:".
+_UNIT_AT_END = LazyPattern(r"\s\((?P<unit>[KMGT]i?B|[KMGT]B|ms|us|s)\)$")
+_UNIT_ITEM = LazyPattern(r"(?:(?P<head>[^:]*[A-Za-z][^:]*):\s*)?(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>[-+]?\d+(?:\.\d+)?)")
 _BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
 _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|batch|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
-                    r"per block", re.I)
+                    r"per block|units per", re.I)
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
 _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", re.I)  # "EOS token = 50256"
 _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+# A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
+# noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
+# labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
+_SETTING = LazyPattern(r"batch|\bmaximum\b|\bminimum\b", re.I)
+_SETTING_KINDS = frozenset(("count", "size", "percent"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
+_PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
-_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b")
+_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
+                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b")
 # Unitless figures that are rates by their label (the unit left unprinted: null).
 _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
@@ -277,6 +297,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return unit, "rate"
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
+    if unit == "x":  # "Speedup: 1.12x", "Minimum concurrency: 3.31x"
+        return "x", "ratio"
     return None, None
 
 
@@ -319,16 +341,25 @@ def _label(text: str) -> str:
     """A label as printed, separators made spaces, its log level dropped, its last MAX_LABEL_WORDS words."""
     spaced = _SEP.sub(" ", text.strip(" .-:#")).strip()
     words = (_LEVEL.sub("", spaced) or spaced).split(" ")  # "I 499 ms" (dllama's inference time): "I" is the label
-    return " ".join(words[-MAX_LABEL_WORDS:])[:MAX_LABEL_CHARS]
+    words = words[-MAX_LABEL_WORDS:]
+    while len(words) > 1 and sum(map(len, words)) + len(words) - 1 > MAX_LABEL_CHARS:
+        del words[0]  # the last words name the figure ("… IExecutionContext creation GPU"): the first go
+    return " ".join(words)[:MAX_LABEL_CHARS]
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_noise(label: str, kind: Optional[str] = None) -> bool:
+def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None) -> bool:
     """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
     after line, hence the cache."""
     if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind == "size" and _MEASURED.search(label)):
         return True
     if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
+        return True
+    if kind in _SETTING_KINDS and _SETTING.search(label) is not None:
+        return True
+    if kind == "percent" and label.endswith("percentile"):  # trtexec's "percentile(99%)": which one, a setting
+        return True
+    if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
         return True
     return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
 
@@ -410,17 +441,25 @@ class FigureReader:
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
         self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
+        self._held: Optional[list] = None  # a family's line's figures, until ``settle``
+        self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
         family's; empty or False: none)."""
         stripped = text.strip()
-        if not stripped:
+        if not stripped or "Namespace(" in stripped:  # a tool's arguments echoed back (argparse): settings
             return
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
         if "**" in stripped:  # markdown bold, as posted: "- **Average Latency (per token):** 0.41 ms"
             stripped = stripped.replace("**", "")
+        if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
+            stripped = stripped.translate(_FULL_WIDTH)
+        if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
+            stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
+        if stripped.endswith(")") and self._unit_at_end(stripped, text, routed):
+            return
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
             return
@@ -457,6 +496,44 @@ class FigureReader:
             self._heading = heading  # statistics of the heading: the next line may hold more
 
     # -- shapes ----------------------------------------------------------------------------------------------
+    def _bar(self, s: str, line: str, routed: bool) -> Optional[str]:
+        """A progress bar's rate ("Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:01,
+        2.32it/s]", tqdm's "Requests sent 100%|██████| 1000/1000 [ 6.49it/s 02:34/00:00 ]"), labelled by the bar's
+        description; at most BAR_VALUES values per bar (a redrawn bar prints a new one each time). The rest of
+        its description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar (its percentage done, its
+        count and times are progress, never figures)."""
+        m = _BAR.match(s)
+        if m is None:
+            return None
+        inner = m["inner"]
+        rate = _BAR_RATE.search(inner)
+        label = _label(m["desc"])
+        desc = m["desc"] + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
+        if rate is None:
+            return desc + inner[inner.rfind(",") + 1:] if "," in inner else desc
+        seen = self._bar_values.get(label, 0)
+        if label and seen < BAR_VALUES and len(self._bar_values) < MAX_BARS:
+            self._bar_values[label] = seen + 1
+            self._add(label, rate["num"], rate["unit"], line, routed)
+        return desc + inner[rate.end():].strip(" ,")
+
+    def _unit_at_end(self, s: str, line: str, routed: bool) -> bool:
+        """Values whose unit closes the line: "… creation: CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)"
+        (TensorRT's memory lines); each "name value" item, labelled by the words before its group's colon."""
+        m = _UNIT_AT_END.search(s)
+        if m is None:
+            return False
+        head, found = None, False
+        for part in s[:m.start()].split(","):
+            item = _UNIT_ITEM.fullmatch(part.strip())
+            if item is None:
+                continue
+            if item["head"]:
+                head = item["head"]
+            label = _label(f"{head} {item['label']}" if head else item["label"])
+            found = self._add(label, item["num"].lstrip("+"), m["unit"], line, routed) or found
+        return found
+
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
@@ -711,7 +788,11 @@ class FigureReader:
         words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
         unit, kind = _unit_kind(unit_text, words)
         value = number(num_text)
-        if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind):
+        if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind, unit):
+            return False
+        if kind == "duration" and abs(value) * _TO_MS.get(unit, 1.0) > EPOCH_MS:  # "model_load_start_ms": a clock
+            return False
+        if unit == "x" and "." not in num_text:  # "2x A100", "1920x1080": a count of things, a resolution
             return False
         if kind == "count":
             if value < 0:
@@ -720,31 +801,66 @@ class FigureReader:
                 value = int(value)
             elif _AVERAGED.search(words) is None:
                 return False
-        key = _core_key(words, kind, unit)
+        if self._held is not None:  # a family's line: kept or not once the family has read it (``settle``)
+            self._held.append((label, value, unit, kind, line, words, num_text, routed))
+            return True
+        self._keep(label, value, unit, kind, line, words, routed, routed)
+        return True
+
+    def _keep(self, label: str, value: float, unit: Optional[str], kind: str, line: str, words: str,
+              routed, core_routed) -> None:
+        """Keep one figure (and the core key its label names, unless ``core_routed`` is None); ``routed`` marks
+        the figure, ``core_routed`` the core key (see ``runs``)."""
+        key = _core_key(words, kind, unit) if core_routed is not None else None
         run = self._runs[-1]
         if key is not None:
             core = _core_value(key, value, unit)
             if core is not None:
                 if key in run.core:
                     if len(self._runs) >= MAX_RUNS:
-                        return True
+                        return
                     run = Run()
                     self._runs.append(run)
-                run.core[key] = (core, routed)
+                run.core[key] = (core, core_routed)
         figure = Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS])
         ident = (label, value, unit)
         if ident in self._seen:
             if not routed:  # seen first on a line a family was shown: this line, which none was, keeps it
                 kept_run, i = self._seen[ident]
                 kept_run.figures[i] = (kept_run.figures[i][0], routed)
-            return True
+            return
         if self._count >= MAX_FIGURES:
             self.figures_dropped += 1
-            return True
+            return
         self._seen[ident] = (run, len(run.figures))
         self._count += 1
         run.figures.append((figure, routed))
-        return True
+
+    # -- a family's lines ----------------------------------------------------------------------------------
+    def hold(self) -> None:
+        """The next line fed is one a family is shown too: its figures wait for ``settle``."""
+        self._held = []
+
+    def settle(self, took, claimed: bool) -> bool:
+        """Decide the held line's figures once the families shown it have read it. ``took(value, unit, num_text)``
+        says whether one of them took that value (None: the line is not vetted). A line a family took a value from is one it reads as a
+        measurement, so the values it left are figures of their own ("K (f16): 2560.00 MiB" beside the "KV self
+        size" llama.cpp takes): they are kept as from a line no family read. The rest stay as before: marked with
+        the families shown the line (dropped if one claims the log) or, with ``claimed`` (the claiming family
+        was shown it), not kept at all, nor their core keys (the family's always win). Whether any was kept."""
+        held, self._held = self._held, None
+        if not held:
+            return False
+        taken = [False] * len(held) if took is None else [took(h[1], h[2], h[6]) for h in held]
+        measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
+        before = self._count
+        for h, was_taken in zip(held, taken):
+            label, value, unit, kind, line, words, _num_text, routed = h
+            if measured and not was_taken:
+                self._keep(label, value, unit, kind, line, words, False, None if claimed else routed)
+            elif not claimed:
+                self._keep(label, value, unit, kind, line, words, routed, routed)
+        return self._count > before
 
     @property
     def full(self) -> bool:

@@ -70,7 +70,8 @@ _VALUE = re.compile(
     r"(?P<v>[^\s/(]+?)(?:\s*ms)?(?=[\s/(]|$)"
     r"(?:\s*/\s*(?P<n>[^\s/(]+)\s*(?P<nu>tokens|runs|%))?"
     # the rate's words may be cut off by a terminal's width ("2.10 tokens per se"): the number is still there
-    r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per token,\s*(?P<tps>\S+)\s*tokens per s\w*\)?)?",
+    # 2023's builds print the time per token alone: "(  417.59 ms per token)", the sampler's "( 0.87 ms per run)"
+    r"(?:\s*\(\s*(?P<pt>\S+)\s*ms per (?:token|run)(?:,\s*(?P<tps>\S+)\s*tokens per s\w*)?\)?)?",
     re.IGNORECASE)
 # Searched, not matched at the line start: with stdout and stderr merged, generated text without a final newline
 # sits in front of the block's first line.
@@ -143,6 +144,8 @@ def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
     spec = TIMING.get(name)
     if spec is None:
         return None
+    if "**" in rest:  # markdown bold around the numbers, as a post quoted them
+        rest = rest.replace("**", "")
     m = _VALUE.match(rest)
     if m is None:
         return None

@@ -205,13 +205,16 @@ class RequestTimings:
             runs.put("prompt_eval_ms", _finite(obj.get("t_prompt_processing"), float))
             runs.set("prompt_tokens", _finite(obj.get("n_prompt_tokens_processed"), int))
             runs.set("prompt_tps", _finite(obj.get("n_tokens_second"), float))
+            _per_token(runs, obj, "prompt_ms_per_token")
         elif "t_total" in obj:
             runs.put("total_ms", _finite(obj.get("t_total"), float))
         elif "n_decoded" in obj:
             runs.put("eval_ms", _finite(obj.get("t_token_generation"), float))
             runs.set("eval_tokens", _finite(obj.get("n_decoded"), int))
             runs.set("eval_tps", _finite(obj.get("n_tokens_second"), float))
+            _per_token(runs, obj, "eval_ms_per_token")
         return True
+
 
     def _json_build(self, text: str) -> bool:
         obj = _load_json(text)
@@ -265,3 +268,10 @@ class Parser(FamilyParser):
 
     def finalize(self, report: dict, notes: dict) -> None:
         llama_cpp.finalize_load(report, notes)
+
+
+def _per_token(runs, obj: dict, key: str) -> None:
+    """The line's ``t_token`` (ms per token, as llama.cpp's timing lines print it) as ``extra[key]``."""
+    value = _finite(obj.get("t_token"), float)
+    if value is not None:
+        runs.current["extra"][key] = value

@@ -1,0 +1,88 @@
+"""Which values a family took from the line it was just fed: the general reader keeps the others (``generic.settle``).
+
+    took = Taken.of(parsers)        # after the families shown a line have read it
+    took(value, unit, num_text)     # -> whether one of them holds that value now
+
+A family keeps what it reads in its open run, the run it just finished, and its private notes (``Runs.recent``),
+normalised (seconds as ms, GiB as MiB, a percentage as a fraction, ...). So a printed value counts as taken when
+some number there equals it after one of those plain changes of unit, to half a unit of its last printed digit
+(a family may keep the value it computed, "9.8430", where the log printed "9.84").
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Iterable, Optional
+
+# printed value * factor = the family's number: the unit changes families make (time, binary and decimal sizes,
+# percentages, thousands)
+_FACTORS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6, 1024.0, 1 / 1024, 1024.0 ** 2, 1 / 1024 ** 2,
+            1024.0 ** 3, 1 / 1024 ** 3, 1e6 / 1024 ** 2, 1024 ** 2 / 1e6, 1e9 / 1024 ** 2, 1e9 / 1024 ** 3,
+            1e3 / 1024, 1024 / 1e3, 1e-2, 1e2)
+MAX_DEPTH = 4  # a report's numbers sit at most this deep (buffers.CUDA0.model_mib, extra.decode.series.0.x)
+MAX_NUMBERS = 4096  # a run's numbers looked at (a long series is a handful of keys repeated)
+
+
+def _numbers(node, out: list, depth: int = 0) -> None:
+    if len(out) >= MAX_NUMBERS:
+        return
+    if isinstance(node, bool):
+        return
+    if isinstance(node, (int, float)):
+        out.append(float(node))
+    elif depth < MAX_DEPTH and isinstance(node, dict):
+        for v in node.values():
+            if not isinstance(v, str) and v is not None:
+                _numbers(v, out, depth + 1)
+    elif depth < MAX_DEPTH and isinstance(node, (list, tuple)):
+        for v in node:
+            _numbers(v, out, depth + 1)
+
+
+def _half_digit(num_text: str) -> float:
+    """Half a unit of the last digit printed ("9.84" -> 0.005, "2,560" and "2560" -> 0.5)."""
+    mantissa = num_text.lower().split("e", 1)[0]
+    if "." in mantissa:
+        step = 10.0 ** -len(mantissa.rsplit(".", 1)[1])
+    else:
+        step = 1.0
+    if "e" in num_text.lower():
+        try:
+            step *= 10.0 ** int(num_text.lower().split("e", 1)[1])
+        except ValueError:
+            pass
+    return step / 2
+
+
+class Taken:
+    """The numbers the families shown a line hold once they have read it, sorted for lookups."""
+
+    def __init__(self, numbers: list):
+        self._sorted = sorted(numbers)
+
+    @classmethod
+    def of(cls, parsers: Iterable) -> "Taken":
+        """From each parser's ``runs.recent()`` (parsers without runs hold nothing)."""
+        out: list = []
+        for p in parsers:
+            runs = getattr(p, "runs", None)
+            if runs is not None:
+                for part in runs.recent():
+                    if part is not None:
+                        _numbers(part, out)
+        return cls(out)
+
+    def __call__(self, value: float, unit: Optional[str], num_text: str) -> bool:
+        """Whether some number held equals ``value`` (as printed in ``num_text``) after a change of unit."""
+        nums = self._sorted
+        if not nums:
+            return False
+        tol = max(_half_digit(num_text.replace(",", "")), abs(value) * 1e-6)
+        for f in _FACTORS:
+            lo = (value - tol) * f
+            hi = (value + tol) * f
+            if lo > hi:
+                lo, hi = hi, lo
+            i = bisect.bisect_left(nums, lo)
+            if i < len(nums) and nums[i] <= hi:
+                return True
+        return False
