@@ -74,6 +74,7 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
                "tokens/second": "tokens/s", "token/second": "tokens/s",
                "s/it": "s/it", "qps": "req/s"}
+_PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
@@ -95,7 +96,10 @@ _PART_SEPARATOR = LazyPattern(r",\s*|:")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,12})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,16})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    # "End to End Latency (ms) avg: 328.207": a statistic between the bracketed unit and the colon
+    ("bracket", LazyPattern(r"\s*[:=]\s*(?P<stat>gva|naem|naidem|xam|nim|dts|(?:\d\.)?\d{1,2}p)\s+\)(?P<unit>[^()]{1,16})\("
+                            r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
@@ -283,6 +287,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if unit == "%":
         return "%", "percent"
     low = unit.lower().strip()
+    if low not in _RATE_UNITS and "/sec" in low:  # "req/sec", "tokens/second": per second however spelled
+        low = _PER_SECOND.sub("/s", low)
     if low in _TIME_UNITS:
         return _TIME_UNITS[low], "duration"
     if low in _RATE_UNITS:
@@ -413,6 +419,8 @@ def _before(reversed_head: str) -> Optional[tuple]:
         if m is not None:
             unit = m["unit"][::-1] if shape == "bracket" else None
             label = m["label"][::-1]
+            if shape == "bracket" and m.groupdict().get("stat"):
+                label = f"{label} {m['stat'][::-1]}"
             if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
                 label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
             if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
