@@ -98,6 +98,17 @@ def test_a_ratio_printed_with_x_and_full_width_colons():
         ("Minimum concurrency", 3.31, "x", "ratio"), ("Speedup", 1.12, "x", "ratio"), ("显存占用", 14881, "MiB", "size")]
 
 
+def test_a_ruled_box_tables_text_rows_keep_its_header_and_a_share_in_brackets_is_a_percentage():
+    # a client stress test's rich table under vLLM 0.8.5 (held-out round 6): "API Base" and "Model" rows hold
+    # text, which had made each of them the table's header, and "100 (100.0%)" is a count and its share
+    (run,) = read("\u250f\u2501\u2501\u2533\u2501\u2501\u2513", "\u2503 Metric \u2503 Value \u2503",
+                  "\u2521\u2501\u2501\u2547\u2501\u2501\u2529", "\u2502 API Base \u2502 http://localhost:8000/v1 \u2502",
+                  "\u2502 Successful Requests \u2502 100 (100.0%) \u2502",
+                  "\u2502 Min Response Time \u2502 0.86 seconds \u2502")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Successful Requests", 100, None), ("Successful Requests", 100.0, "%"), ("Min Response Time", 0.86, "s")]
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()

@@ -159,8 +159,9 @@ _LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s"
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
 _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w .-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
+# a cell's value, maybe its spread ("1287.54 ± 66.23") or its share in brackets ("100 (100.0%)")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
-                          + r")\s*(?:" + _UNIT + r")?)?")
+                          + r")\s*(?:" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*%\))?")
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
@@ -444,6 +445,7 @@ class FigureReader:
         self._count = 0
         self.figures_dropped = 0
         self._header: Optional[list] = None  # the open table's column names
+        self._ruled = False  # a rule ("|---|", "┡━━━╇") stood under the open table's header
         self._csv: Optional[list] = None  # the open CSV's column names
         self._spaced: Optional[list] = None  # the open fixed-width table's column names
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
@@ -740,12 +742,14 @@ class FigureReader:
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         cells = [c.strip() for c in s.strip("|").split("|")]
         if all(set(c) <= _RULE_CHARS for c in cells):
+            self._ruled = self._header is not None
             return  # the |---|---| rule under a header
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
         row = next((c for c, v in zip(cells, values) if c and v is None), None)
         if not any(values) or (self._header is None and row is None):
-            self._header = cells
-            return
+            if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
+                self._header, self._ruled = cells, False
+            return  # a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │")
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
         header = self._header or [""] * len(cells)
         several = sum(v is not None for v in values) > 1
@@ -770,8 +774,11 @@ class FigureReader:
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             noise = f"{label[:-len(name)]}avg" if stat else None
-            if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise) and value["spread"]:
-                self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
+            if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise):
+                if value["spread"]:
+                    self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
+                elif value["share"]:
+                    self._add(_label(label), value["share"], "%", line, routed, noise_label=noise)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
