@@ -109,6 +109,15 @@ def test_a_ruled_box_tables_text_rows_keep_its_header_and_a_share_in_brackets_is
         ("Successful Requests", 100, None), ("Successful Requests", 100.0, "%"), ("Min Response Time", 0.86, "s")]
 
 
+def test_a_lone_value_with_its_unit_and_a_bracket_that_qualifies_the_label():
+    # LM Studio's stats pasted one a line (held-out round 6), OpenVINO's and TensorRT Edge-LLM's prose
+    (run,) = read("66.23 tok/sec", "Ratio (TTFT/Total): ~0.54%", "[INFO] E2E Time (actual performance): 14.9224 ms",
+                  "Prompt : 726.74 sec", "            704.52 token / sec")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("tok/sec", 66.23, "tokens/s"), ("Ratio (TTFT/Total)", 0.54, "%"),
+        ("E2E Time (actual performance)", 14.9224, "ms"), ("Prompt", 726.74, "s"), ("Prompt rate", 704.52, "tokens/s")]
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()
@@ -345,9 +354,9 @@ def test_a_value_on_the_indented_line_below_continues_the_figure_above_and_sprea
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("Prompt", 726.74, "s"), ("Prompt rate", 704.52, "tokens/s"), ("Generate", 85.41, "ms/token"),
         ("Generate \u00b1", 2.67, "ms/token"), ("Generate rate", 11.72, "tokens/s"), ("Generate rate \u00b1", 0.29, "tokens/s")]
-    # an unindented line starts afresh: its bare number has no label
+    # an unindented line starts afresh: not the figure above continued, a value alone, named by its unit
     (run,) = read("Prompt        : 726.74 sec", "704.52 token / sec")
-    assert [f.label for f, _ in run.figures] == ["Prompt"]
+    assert [f.label for f, _ in run.figures] == ["Prompt", "token / sec"]
 
 
 def test_units_named_by_the_label_watts_and_e_notation():

@@ -96,7 +96,7 @@ _PART_SEPARATOR = LazyPattern(r",\s*|:")
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
-    ("bracket", LazyPattern(r"\s*[:=]?\s*\)(?P<unit>[^()]{1,16})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    ("bracket", LazyPattern(r"[~\u2248]?\s*[:=]?\s*\)(?P<unit>[^()]{1,40})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     # "End to End Latency (ms) avg: 328.207": a statistic between the bracketed unit and the colon
     ("bracket", LazyPattern(r"\s*[:=]\s*(?P<stat>gva|naem|naidem|xam|nim|dts|(?:\d\.)?\d{1,2}p)\s+\)(?P<unit>[^()]{1,16})\("
                             r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
@@ -123,6 +123,7 @@ _JOINED = LazyPattern(r"[\s,(=/]*")
 _PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
+_LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
 _UNIT_WORD = LazyPattern(_UNIT)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
 _GROUP_MARK = LazyPattern(r"\)\s*:\s*[A-Za-z]")
@@ -502,6 +503,9 @@ class FigureReader:
             stripped = _LEADER.sub(":", stripped)
         if "p(" in stripped:
             stripped = _PAREN_PERCENTILE.sub(r"p\1", stripped)
+        if self._previous is None and (lone := _LONE.fullmatch(stripped)) is not None:  # "66.23 tok/sec" alone (LM Studio's stats): the unit
+            self._add(lone["unit"], lone["num"], lone["unit"], text, routed)  # says what it is
+            return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
 
