@@ -118,6 +118,22 @@ def test_a_lone_value_with_its_unit_and_a_bracket_that_qualifies_the_label():
         ("E2E Time (actual performance)", 14.9224, "ms"), ("Prompt", 726.74, "s"), ("Prompt rate", 704.52, "tokens/s")]
 
 
+LATTICE = ["Engine       Ctx  TTFT(ms)  Decode(ms)  Total(ms)  Prefill t/s  Decode t/s",
+           "lattice     1009    10207        1513      11720           99          66",
+           "ollama      1450      480        1194       1674         3022          84"]
+
+
+def test_a_fixed_width_tables_rows_of_bare_numbers_are_read_though_the_gate_finds_nothing_in_them():
+    # a comparison script's table (held-out round 11): its rows hold no unit, the gate lets none of them through
+    assert [generic.GATE.search(line) is not None for line in LATTICE] == [True, False, False]
+    reps = frameworks.parse_lines(LATTICE)  # a run per row: each row fills ttft_ms again
+    got = {(f["label"], f["value"], f["unit"]) for rep in reps for f in rep["figures"]}
+    assert {("lattice TTFT", 10207.0, "ms"), ("ollama Decode t/s", 84.0, "tokens/s")} <= got and len(got) == 10
+    assert [rep["ttft_ms"] for rep in reps] == [10207.0, 480.0]
+    # a row naming a runtime is no evidence of that runtime's log
+    assert {rep["framework"] for rep in reps} == {"unknown"}
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()

@@ -308,7 +308,7 @@ class StreamParser:
             self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+            if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
                 self._figures.feed(_strip_text(line))
             return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
@@ -358,11 +358,13 @@ class StreamParser:
                           and not (t in self._detecting and self._evidence_only(t, line, m)))
         family_line = self._claimed and self._claimer in shown
         held = None
-        if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+        if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
             # A line the claiming family reads: only what it leaves of a measurement is kept (``settle``).
             held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
             if held is not None or not family_line:
                 self._figures.feed(text, routed=shown)
+            else:
+                self._figures.interrupt()
         warn = detected = False
         fed: list = []
         for target in targets:
@@ -401,11 +403,13 @@ class StreamParser:
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
         held = None
-        if self._reading_figures() and self._figure_gate(line, 0, generic.GATE_CHARS) is not None:
+        if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
             if not routed:
                 self._figures.feed(text, routed=False)
             elif (held := self._hold(text, (family,))) is not None:
                 self._figures.feed(text, routed=True)
+            else:
+                self._figures.interrupt()
         if routed:
             family.feed(text, raw)
             if family.greedy:
@@ -449,8 +453,9 @@ class StreamParser:
 
     @property
     def wants_every_line(self) -> bool:
-        """A parser is inside a block (a table, a JSON object) and needs every line, keys or not."""
-        return bool(self._greedy)
+        """A parser is inside a block (a table, a JSON object) and needs every line, keys or not; or the general
+        reader is inside a fixed-width table, whose rows of bare numbers its gate may not find."""
+        return bool(self._greedy) or (self._figures.open and not self._figures_done)
 
     def periodic(self) -> tuple:
         """The settled family's periodic lines (``base.Periodic``) that a block reader may fold now: nothing but
@@ -463,6 +468,10 @@ class StreamParser:
             return ()
         chosen = one[0]
         return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
+
+    def interrupt_figures(self) -> None:
+        """A line the general reader would not be shown was skipped (a periodic line folded): as feeding it."""
+        self._figures.interrupt()
 
     def fold(self, kind, items: list) -> None:
         """Periodic lines of ``kind`` (one ``findall`` item each), as feeding them would take them."""

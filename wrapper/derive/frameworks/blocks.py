@@ -297,6 +297,13 @@ class BlockFeeder:
                     break
             else:
                 self._lines(block[first:nl])
+                while nl < stop and self._parser.wants_every_line:  # a table's rows the gate may not find
+                    after = find(b"\n", nl, stop) + 1 or stop
+                    if any(find(key, nl, after) >= 0 for key in keys):
+                        self._parser.interrupt_figures()  # a periodic line: the fold has it, the reader is not shown it
+                        break
+                    self._lines(block[nl:after])
+                    nl = after
             pos = nl
 
     def _lines(self, data: bytes) -> None:

@@ -310,6 +310,12 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     return None, None
 
 
+def _unit_word_at_end(name: str) -> Optional[str]:
+    """The unit a column's name ends in ("Prefill t/s", "Decode tok/s"), or None."""
+    last = name.rsplit(" ", 1)[-1]
+    return last if " " in name and _UNIT_WORD.fullmatch(last) else None
+
+
 def _words(label: str) -> str:
     """A label with its camelCase humps as words, for telling what it names (the label itself stays as printed)."""
     return _HUMP.sub(" ", label) if not label.islower() and not label.isupper() else label
@@ -710,7 +716,7 @@ class FigureReader:
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
-                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"])
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or _unit_word_at_end(name))
                     self._add(_label(f"{row} {label}"), value["num"], unit, line, routed)
             self._spaced = header
             return True
@@ -880,6 +886,16 @@ class FigureReader:
             elif not claimed:
                 self._keep(label, value, unit, kind, line, words, routed, routed)
         return self._count > before
+
+    def interrupt(self) -> None:
+        """A line this reader is not shown came: a fixed-width table open before it is over."""
+        self._spaced = None
+
+    @property
+    def open(self) -> bool:
+        """A fixed-width table's header or row was the last line: the next may be a row of bare numbers, which
+        the gate lets through only by chance, so it is to be fed whatever the gate says."""
+        return self._spaced is not None
 
     @property
     def full(self) -> bool:

@@ -31,6 +31,12 @@ from .units import integer, number, size_mib
 
 NAME = "ollama"
 
+# The name as ollama's own output shows it (its journal tag "ollama[569358]:", its commands, paths and variables),
+# not as any word: a comparison table's row "ollama  1450  480 …" or a prose mention is no ollama log.
+_SELF = re.compile(r"ollama\[\d+\]|\bollama (?:run|serve|version|ps|pull|create|show)\b|[/\\.]ollama\b|\bollama[/\\]"
+                   r"|ollama\.(?:com|ai)|OLLAMA_|\bollama(?:-|_)?(?:runner|server|llama)|[Oo]llama (?:version|is running)"
+                   r"|level=\w+ source=|\[GIN\]|^\S*ollama\S*\s+\|"  # docker compose's "ollama  | " service prefix
+                   r"|\bollama[_-]v?\d")  # a version named ("ollama_v30_rc31")
 _VERBOSE = re.compile(
     r"\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|eval count"
     r"|eval duration|eval rate):\s+(\S+)")
@@ -86,7 +92,7 @@ class Parser(FamilyParser):
             (llama_cpp.feed_perf(text, self.runs, load_key="x:llama_cpp_load_ms")
              or self.server.feed_json(text)
              or llama_cpp.feed_load(text, line, self.runs))
-        if own or "ollama" in line or ("source=" in text and _SLOG_SOURCE.search(text)):
+        if own or ("ollama" in line and _SELF.search(line)) or ("source=" in text and _SLOG_SOURCE.search(text)):
             self.evidence += 1
 
     def finalize(self, report: dict, notes: dict) -> None:
