@@ -134,6 +134,27 @@ def test_a_fixed_width_tables_rows_of_bare_numbers_are_read_though_the_gate_find
     assert {rep["framework"] for rep in reps} == {"unknown"}
 
 
+def test_dotted_keys_token_counts_rps_and_unitless_ttft_columns():
+    # ollama's memory fields, llama-server's slot lines, a locust summary, llm-d's table (held-out round 11)
+    (run,) = read('msg="updating cuda memory data" before.total="16.0 GiB" now.used="1.3 GiB"',
+                  "slot      release: id  0 | task 713 | stop processing: n_tokens = 4103, truncated = 0",
+                  "  one replica: 13.7 RPS, median 62ms", "Capture cuda graph begin. This can take up to several "
+                  "minutes. avail mem=39.48 GB", "llama_context: worst-case: n_tokens = 2048, n_seqs = 1")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("before.total", 16.0, "GiB"), ("now.used", 1.3, "GiB"), ("n tokens", 4103, None),
+        ("one replica", 13.7, "req/s"), ("one replica median", 62.0, "ms"), ("avail mem", 39.48, "GB")]
+    (run,) = read("| Rate | k8s TTFT mean | llm-d TTFT p90 |", "| ---: | ---: | ---: |", "|    3 | 0.629 | 0.243 |")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("k8s TTFT mean", 0.629, None, "duration"), ("llm-d TTFT p90", 0.243, None, "duration")]
+
+
+def test_markdown_bold_around_a_familys_figures_is_no_part_of_the_log():
+    # a vLLM pod log pasted with bold markers (held-out round 11): the family reads the line as printed by vLLM
+    line = "INFO 06-30 01:02:03 [backends.py:135] Dynamo bytecode transform time: **7.51 s**"
+    assert frameworks.strip_text(line).endswith("transform time: 7.51 s")
+    assert frameworks.strip_text("*** Measurement Settings ***") == "*** Measurement Settings ***"
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()

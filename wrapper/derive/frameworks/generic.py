@@ -73,7 +73,7 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
                "tokens/second": "tokens/s", "token/second": "tokens/s",
-               "s/it": "s/it", "qps": "req/s"}
+               "s/it": "s/it", "qps": "req/s", "rps": "req/s"}
 _PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
@@ -81,7 +81,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
-         r"s/tok(?:en)?|tps|TPS|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
@@ -102,7 +102,8 @@ _BEFORE = (
                             r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
-    ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),  # "10% percentile …"
+    # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
+    ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
@@ -203,9 +204,9 @@ _BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
 _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_|rank|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
-                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b|budget|"
+                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
@@ -231,7 +232,8 @@ _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
 _UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/|[-:.T]\d")
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
-_UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed)(?: (?:to|per) (?:first |output )?token)?$")
+_UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
+                                 r"(?: (?:mean|avg|median|p\d{1,2}))?$")
 _NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
 # A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
 _AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
@@ -465,8 +467,8 @@ class FigureReader:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
         family's; empty or False: none)."""
         stripped = text.strip()
-        if not stripped or "Namespace(" in stripped:  # a tool's arguments echoed back (argparse): settings
-            return
+        if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
+            return  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
         if "**" in stripped:  # markdown bold, as posted: "- **Average Latency (per token):** 0.41 ms"
@@ -769,7 +771,7 @@ class FigureReader:
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
-            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit)
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):
