@@ -186,10 +186,19 @@ def test_the_values_a_family_leaves_on_a_line_it_measures_from_are_figures():
     assert all(f["line"] == kv for f in rep["figures"])
 
 
-def test_a_family_line_it_took_nothing_from_stays_unread():
-    # koboldcpp's token probabilities (tests/fixtures/logs/koboldcpp__2025-02-…): the family routes the lines and
-    # takes nothing from them, so they are no measurement (its own log shows which lines are)
-    lines = ["Welcome to KoboldCpp - Version 1.83.1", "Generating (20 / 512 tokens) [(, 31.46%) (.\\n 30.40%)]",
+def test_a_family_line_it_took_nothing_from_is_read_but_a_list_of_token_candidates_is_noise():
+    # llama-server's in-flight timing (held-out round 9: the ollama journal of two tasks): the family passes it
+    # over for the request's final timings, a person reads it
+    line = ("Aug 28 16:17:16 spark-08 ollama[2924030]: slot print_timing: id  0 | task 4121 | n_gen =    215, "
+            "tg =  18.96 t/s, tg_3s =  19.26 t/s")
+    first = ("Aug 28 16:17:13 spark-08 ollama[2924030]: slot init_sampler: id  0 | task 1549 | init sampler, took "
+             "0.00 ms, tokens: text = 10, total = 10")
+    (rep,) = frameworks.parse_lines([first, line, line.replace("18.96", "19.02")])
+    assert rep["framework"] == "ollama"  # which routes llama-server's lines and takes nothing from this one
+    assert [(f["label"], f["value"]) for f in rep["figures"]][1:] == [("tg", 18.96), ("tg 3s", 19.26), ("tg", 19.02)]
+    # koboldcpp's token probabilities: the next token's candidates, no figure of the run
+    lines = ["Welcome to KoboldCpp - Version 1.83.1",
+             "Generating (20 / 512 tokens) [(, 31.46%) (.\\n 30.40%) ( at 11.21%) (. 9.39%)]",
              "CtxLimit:30/4096, Amt:20/512, Init:0.00s, Process:0.01s (1.0ms/T = 1000.00T/s), "
              "Generate:0.40s (20.0ms/T = 50.00T/s), Total:0.41s (48.78T/s)"]
     (rep,) = frameworks.parse_lines(lines)

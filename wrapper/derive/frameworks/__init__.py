@@ -359,7 +359,7 @@ class StreamParser:
         family_line = self._claimed and self._claimer in shown
         held = None
         if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
-            # A line the claiming family reads: only what it leaves of a measurement is kept (``settle``).
+            # A line the claiming family reads: only the values it leaves are kept (``settle``).
             held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
             if held is not None or not family_line:
                 self._figures.feed(text, routed=shown)
@@ -422,9 +422,10 @@ class StreamParser:
 
     def _hold(self, text: str, targets) -> str | None:
         """Before a line some family is shown goes to the general reader: have the reader hold its figures for
-        ``_settle`` and return the line's shape (its text without digits), or None when it is not worth it: the
-        claimer's periodic lines (its own through and through, and folded unread by a block reader) and shapes
-        that gave nothing VET_TRIES times (a server's request lines, which the family reads whole)."""
+        ``_settle`` (which keeps the values the families leave) and return the line's shape (its text without
+        digits), or None when it is not to be read: the families' periodic lines (their own through and
+        through, and folded unread by a block reader) and shapes that gave nothing VET_TRIES times (a server's
+        request lines, which the family reads whole)."""
         if _periodic(text, targets):
             return None
         shape = text.translate(_NO_DIGITS)

@@ -39,9 +39,13 @@ of input/prompt tokens -> ``prompt_tokens``, of generated/output/completion toke
 seen again starts a new run (as in ``figures.Runs.put``); at most ``MAX_RUNS`` runs per log.
 
 Which lines: every line ``GATE`` finds something in (a number with a unit, a table bar, a word naming tokens, a
-JSON key with a unit) is read; a figure from a line some family parser was shown is marked with the names of the
-families shown it (``routed``) and is dropped when one of them claims the log (that family had its chance at the
-line and it always wins); a line only another family was shown keeps its figures.
+JSON key with a unit) is read, and the lines after a fixed-width table's header or row (``open``). A line the
+claiming family reads is read too, after the family (``hold``/``settle``): the values the family took from it
+are left out (it always wins), the others are figures. Before a family claims the log, a figure from a line some
+family was shown is marked with the names of the families shown it (``routed``) and dropped if one of them claims
+the log, unless that family took another value from the line; a line only another family was shown keeps its
+figures. A line made noise as a whole is not read: argparse's ``Namespace(…)``, llama.cpp's ``worst-case:``
+reservation, a next token's candidates with their probabilities.
 """
 from __future__ import annotations
 
@@ -222,6 +226,7 @@ _SETTING_KINDS = frozenset(("count", "size", "percent"))
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
+_CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
 _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
@@ -469,6 +474,8 @@ class FigureReader:
         stripped = text.strip()
         if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
             return  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
+        if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
+            return  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
         if "**" in stripped:  # markdown bold, as posted: "- **Average Latency (per token):** 0.41 ms"
@@ -869,23 +876,29 @@ class FigureReader:
         self._held = []
 
     def settle(self, took, claimed: bool) -> bool:
-        """Decide the held line's figures once the families shown it have read it. ``took(value, unit, num_text)``
-        says whether one of them took that value (None: the line is not vetted). A line a family took a value from is one it reads as a
-        measurement, so the values it left are figures of their own ("K (f16): 2560.00 MiB" beside the "KV self
-        size" llama.cpp takes): they are kept as from a line no family read. The rest stay as before: marked with
-        the families shown the line (dropped if one claims the log) or, with ``claimed`` (the claiming family
-        was shown it), not kept at all, nor their core keys (the family's always win). Whether any was kept."""
+        """Decide the held line's figures once the families shown it have read it; whether any was kept.
+
+        ``took(value, unit, num_text)`` says whether one of them took that value; None: the line is not vetted
+        (a family met first on its periodic line), its figures go as if never held. With ``claimed`` (the
+        claiming family was shown the line) the values the family took are left out (it always wins) and the
+        others kept as from a line no family read, without core keys: "K (f16): 2560.00 MiB" beside the "KV
+        self size" llama.cpp takes, a server's in-flight "tg = 28.52 t/s" it passes over. While no family has
+        claimed the log, a line a family took a non-zero value from is one it reads as a measurement: its
+        other values are kept unmarked, the rest marked with the families shown the line (``runs``)."""
         held, self._held = self._held, None
         if not held:
             return False
-        taken = [False] * len(held) if took is None else [took(h[1], h[2], h[6]) for h in held]
-        measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         before = self._count
+        taken = [took is not None and took(h[1], h[2], h[6]) for h in held]
+        measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         for h, was_taken in zip(held, taken):
             label, value, unit, kind, line, words, _num_text, routed = h
-            if measured and not was_taken:
-                self._keep(label, value, unit, kind, line, words, False, None if claimed else routed)
-            elif not claimed:
+            if claimed:
+                if took is not None and not was_taken:
+                    self._keep(label, value, unit, kind, line, words, False, None)
+            elif measured and not was_taken:
+                self._keep(label, value, unit, kind, line, words, False, routed)
+            else:
                 self._keep(label, value, unit, kind, line, words, routed, routed)
         return self._count > before
 
