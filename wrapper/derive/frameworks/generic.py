@@ -107,7 +107,7 @@ _BEFORE = (
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
-    ("pair", LazyPattern(r"[~\u2248]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),
+    ("pair", LazyPattern(r"[~\u2248#]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
@@ -145,7 +145,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|x(?!\w))"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
@@ -223,7 +223,7 @@ _LIMIT_KINDS = frozenset(("count", "size", "ratio"))
 _SETTING = LazyPattern(r"batch|\bmaximum\b|\bminimum\b", re.I)
 _SETTING_KINDS = frozenset(("count", "size", "percent"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
-_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak)\b", re.I)
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak|inflight|in-flight|queued)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
@@ -372,7 +372,8 @@ def _label(text: str) -> str:
 def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None) -> bool:
     """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
     after line, hence the cache."""
-    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind == "size" and _MEASURED.search(label)):
+    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind in ("size", "count")
+                                                                           and _MEASURED.search(label)):
         return True
     if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
         return True
