@@ -86,7 +86,8 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])")
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])"
+         r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
