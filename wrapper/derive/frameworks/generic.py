@@ -232,7 +232,8 @@ _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
-                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b")
+                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b"
+                       r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
 # Unitless figures that are rates by their label (the unit left unprinted: null).
 _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
