@@ -357,14 +357,7 @@ class StreamParser:
         shown = frozenset(t.NAME for t in targets if t is not _WARN
                           and not (t in self._detecting and self._evidence_only(t, line, m)))
         family_line = self._claimed and self._claimer in shown
-        held = None
-        if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
-            # A line the claiming family reads: only the values it leaves are kept (``settle``).
-            held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
-            if held is not None or not family_line:
-                self._figures.feed(text, routed=shown)
-            else:
-                self._figures.interrupt()
+        held = self._read_figures(line, text, targets, shown, family_line)
         warn = detected = False
         fed: list = []
         for target in targets:
@@ -395,6 +388,19 @@ class StreamParser:
             if kind is not None:
                 for p in self._all:
                     p.warn(kind, raw)
+
+    def _read_figures(self, line: str, text: str, targets, shown: frozenset, family_line: bool) -> str | None:
+        """The general reader's part of ``_feed``, before the families read the line: the line's shape when the
+        reader holds its figures for ``_settle`` (a line some family is shown), else None."""
+        if not (self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS))):
+            return None
+        # A line the claiming family reads: only the values it leaves are kept (``settle``).
+        held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
+        if held is not None or not family_line:
+            self._figures.feed(text, routed=shown)
+        else:
+            self._figures.interrupt()
+        return held
 
     def _feed_one(self, line: str, start: int, family: FamilyParser, has_key, has_warning) -> None:
         """``_feed`` of a line with a routing key at ``start`` in the ``_single`` state: the same steps for the
