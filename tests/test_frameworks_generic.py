@@ -206,6 +206,18 @@ def test_a_family_line_it_took_nothing_from_is_read_but_a_list_of_token_candidat
     assert not [f for f in rep["figures"] if f["unit"] == "%"]
 
 
+def test_a_progress_lines_values_the_family_replaced_are_figures_those_it_still_holds_are_not():
+    # llama-server's prompt progress (held-out round 13): the family keeps the last line's values in
+    # extra.prompt_progress, so only the earlier lines' values are the reader's
+    first = "srv  log_server_r: request: GET /health 127.0.0.1 200"
+    line = ("slot print_timing: id  0 | task 0 | prompt processing, n_tokens =  17653, progress = 0.69, "
+            "t = 327.87 s / 53.84 tokens per second")
+    later = line.replace("17653", "17800").replace("327.87", "331.09").replace("53.84", "53.76")
+    (rep,) = frameworks.parse_lines([first, line, later])
+    assert rep["extra"]["prompt_progress"] == {"n_tokens": 17800, "progress": 0.69, "t_ms": 331090.0, "tps": 53.76}
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [("n tokens", 17653), ("t", 327.87), ("t rate", 53.84)]
+
+
 def test_what_a_family_takes_is_matched_across_its_unit_change_and_rounding():
     from wrapper.derive.frameworks.taken import Taken
 

@@ -538,7 +538,9 @@ class StreamParser:
         claimed = chosen is not self._unknown
         if self._draining:  # the figures went with the first report handed out
             return chosen.results()
-        return generic.merge(chosen.results(), self._figures.runs(claimed, chosen.NAME), claimed,
+        reports = chosen.results()
+        took = Taken.of_reports(reports) if claimed and self._figures.has_pending else None
+        return generic.merge(reports, self._figures.runs(claimed, chosen.NAME, took), claimed,
                              self._self_name.name or UNKNOWN)
 
 

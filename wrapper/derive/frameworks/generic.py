@@ -58,6 +58,7 @@ from ...core.lazy_re import LazyPattern
 from .units import duration_ms, go_duration_ms, number
 
 MAX_FIGURES = 64
+MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
 # A "duration" longer than this is a clock reading since 1970 (a JSON "…_start_ms": 1711754028137), not a duration.
 EPOCH_MS = 1e11  # ~3 years
 _TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
@@ -270,6 +271,14 @@ class Figure(NamedTuple):
         return {"label": self.label, "value": self.value, "unit": self.unit, "kind": self.kind, "line": self.line}
 
 
+class Pending(NamedTuple):
+    """The mark of a figure whose value the claiming family took from its line when it read it: kept only if the
+    family's records no longer hold that value at the end (a progress line's values, which the next replaces)."""
+
+    num_text: str
+    shown: "bool | frozenset" = True  # the families shown its line (before a family claimed the log: ``runs``)
+
+
 class Run:
     """What the reader found for one run: core figures and labelled figures (each with the families shown its line)."""
 
@@ -470,6 +479,7 @@ class FigureReader:
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
         self._held: Optional[list] = None  # a family's line's figures, until ``settle``
         self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
+        self._pending = 0  # figures marked Pending
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
@@ -871,6 +881,7 @@ class FigureReader:
             return
         self._seen[ident] = (run, len(run.figures))
         self._count += 1
+        self._pending += isinstance(routed, Pending)
         run.figures.append((figure, routed))
 
     # -- a family's lines ----------------------------------------------------------------------------------
@@ -899,11 +910,29 @@ class FigureReader:
             if claimed:
                 if took is not None and not was_taken:
                     self._keep(label, value, unit, kind, line, words, False, None)
+                elif took is not None:
+                    self._keep_pending(Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS]), _num_text)
             elif measured and not was_taken:
                 self._keep(label, value, unit, kind, line, words, False, routed)
             else:
-                self._keep(label, value, unit, kind, line, words, routed, routed)
+                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed) if was_taken else routed,
+                           routed)
         return self._count > before
+
+    def _keep_pending(self, figure: Figure, num_text: str) -> None:
+        """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""
+        ident = (figure.label, figure.value, figure.unit)
+        if ident in self._seen or self._pending >= MAX_PENDING:
+            return
+        run = self._runs[-1]
+        self._seen[ident] = (run, len(run.figures))
+        self._pending += 1
+        run.figures.append((figure, Pending(num_text)))
+
+    @property
+    def has_pending(self) -> bool:
+        """Some figure waits for the family's final records (``Pending``)."""
+        return self._pending > 0
 
     def interrupt(self) -> None:
         """A line this reader is not shown came: a fixed-width table open before it is over."""
@@ -920,12 +949,19 @@ class FigureReader:
         """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
         return self._count >= MAX_FIGURES
 
-    def runs(self, family_claimed: bool, family: Optional[str] = None) -> list[Run]:
-        """The runs found; with ``family_claimed``, figures from lines the claiming ``family`` was shown are left
-        out (any family's, when None): it read those lines, and it always wins. A line only another family was
-        shown ("_duration" is ollama's key, on a Triton metric) keeps its figures."""
+    def runs(self, family_claimed: bool, family: Optional[str] = None, took=None) -> list[Run]:
+        """The runs found; with ``family_claimed``, figures from lines the claiming ``family`` was shown before
+        it claimed the log are left out (any family's, when None): it read those lines, and it always wins. A
+        line only another family was shown ("_duration" is ollama's key, on a Triton metric) keeps its figures.
+        A ``Pending`` figure is kept when ``took`` (a ``taken.Taken`` of the family's final records) says they
+        do not hold its value, else left out."""
         if not family_claimed:
             return [r for r in self._runs if r.core or r.figures] or [Run()]
+
+        def kept_figure(figure: Figure, mark) -> bool:
+            if isinstance(mark, Pending) and read_by_family(mark.shown):
+                return took is not None and not took(figure.value, figure.unit, mark.num_text)
+            return not read_by_family(mark.shown if isinstance(mark, Pending) else mark)
 
         def read_by_family(shown) -> bool:
             return bool(shown) and (family is None or shown is True or family in shown)
@@ -934,7 +970,7 @@ class FigureReader:
         for r in self._runs:
             kept = Run()
             kept.core = {k: v for k, v in r.core.items() if not read_by_family(v[1])}
-            kept.figures = [f for f in r.figures if not read_by_family(f[1])]
+            kept.figures = [(f, False) for f, mark in r.figures if kept_figure(f, mark)]
             out.append(kept)
         return out
 

@@ -18,24 +18,27 @@ from typing import Iterable, Optional
 _FACTORS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6, 1024.0, 1 / 1024, 1024.0 ** 2, 1 / 1024 ** 2,
             1024.0 ** 3, 1 / 1024 ** 3, 1e6 / 1024 ** 2, 1024 ** 2 / 1e6, 1e9 / 1024 ** 2, 1e9 / 1024 ** 3,
             1e3 / 1024, 1024 / 1e3, 1e-2, 1e2)
-MAX_DEPTH = 4  # a report's numbers sit at most this deep (buffers.CUDA0.model_mib, extra.decode.series.0.x)
+MAX_DEPTH = 6  # a report's numbers sit at most this deep (buffers.CUDA0.model_mib, extra.decode.series.0.x)
 MAX_NUMBERS = 4096  # a run's numbers looked at (a long series is a handful of keys repeated)
 
 
-def _numbers(node, out: list, depth: int = 0) -> None:
-    if len(out) >= MAX_NUMBERS:
-        return
-    if isinstance(node, bool):
+MAX_REPORT_NUMBERS = 1 << 18  # the numbers of a log's final records looked at (``of_reports``)
+
+
+def _numbers(node, out: list, depth: int = 0, most: int = MAX_NUMBERS, whole: bool = False) -> None:
+    """The numbers in ``node`` (dicts and lists, MAX_DEPTH deep, at most ``most``); of a list only its last item
+    unless ``whole``: a line just fed appends to a series, so a run's long series are not walked line after line."""
+    if len(out) >= most or isinstance(node, bool):
         return
     if isinstance(node, (int, float)):
         out.append(float(node))
     elif depth < MAX_DEPTH and isinstance(node, dict):
         for v in node.values():
             if not isinstance(v, str) and v is not None:
-                _numbers(v, out, depth + 1)
-    elif depth < MAX_DEPTH and isinstance(node, (list, tuple)):
-        for v in node:
-            _numbers(v, out, depth + 1)
+                _numbers(v, out, depth + 1, most, whole)
+    elif depth < MAX_DEPTH and isinstance(node, (list, tuple)) and node:
+        for v in (node if whole else node[-1:]):
+            _numbers(v, out, depth + 1, most, whole)
 
 
 def _half_digit(num_text: str) -> float:
@@ -69,6 +72,14 @@ class Taken:
                 for part in runs.recent():
                     if part is not None:
                         _numbers(part, out)
+        return cls(out)
+
+    @classmethod
+    def of_reports(cls, reports: list) -> "Taken":
+        """From a family's final records (what a log's ``Pending`` figures are held against)."""
+        out: list = []
+        for report in reports:
+            _numbers({k: v for k, v in report.items() if k != "figures"}, out, 0, MAX_REPORT_NUMBERS, True)
         return cls(out)
 
     def __call__(self, value: float, unit: Optional[str], num_text: str) -> bool:
