@@ -902,7 +902,7 @@ class FigureReader:
         held, self._held = self._held, None
         if not held:
             return False
-        before = self._count
+        before = self._count + self._pending
         taken = [took is not None and took(h[1], h[2], h[6]) for h in held]
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         for h, was_taken in zip(held, taken):
@@ -917,7 +917,7 @@ class FigureReader:
             else:
                 self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed) if was_taken else routed,
                            routed)
-        return self._count > before
+        return self._count + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
         """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""
