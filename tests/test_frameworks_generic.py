@@ -155,6 +155,16 @@ def test_markdown_bold_around_a_familys_figures_is_no_part_of_the_log():
     assert frameworks.strip_text("*** Measurement Settings ***") == "*** Measurement Settings ***"
 
 
+def test_torchserve_metrics_a_qualified_column_over_cells_with_units_and_ggml_ctx_size():
+    # TorchServe under KServe, AutoAWQ's benchmark table, 2023 llama.cpp (held-out round 14)
+    (run,) = read("TS_METRICS - MemoryUsed.Megabytes:4818.03515625|#Level:Host|#hostname:ts-0,timestamp:1705083979",
+                  "| Batch Size | Decode tokens/s | Memory (VRAM) |", "|---:|---:|:---|", "| 1 | 88.2 | 5.48 GB (23.16%) |",
+                  "llama_model_load_internal: ggml ctx size =    0.07 MB", "llama_model_load_internal: n_ctx      = 512")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("MemoryUsed", 4818.03515625, "MB"), ("Decode tokens/s", 88.2, "tokens/s"), ("Memory (VRAM)", 5.48, "GB"),
+        ("Memory (VRAM)", 23.16, "%"), ("ggml ctx size", 0.07, "MB")]
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()

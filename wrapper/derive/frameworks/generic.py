@@ -130,6 +130,9 @@ _JOINED = LazyPattern(r"[\s,(=/]*")
 _PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
+_METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobytes": "kB", "Bytes": "B",
+                 "Milliseconds": "ms", "Microseconds": "us", "Seconds": "s", "Count": None}
+_UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
 _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
 _UNIT_WORD = LazyPattern(_UNIT)
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
@@ -155,7 +158,8 @@ GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\
                   r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
-                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(])")  # CSV rows, headers
+                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
+                  r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9])")  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -210,7 +214,7 @@ _BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
 _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|rank|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|rank|"
                     r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
@@ -531,6 +535,10 @@ class FigureReader:
             stripped = _LEADER.sub(":", stripped)
         if "p(" in stripped:
             stripped = _PAREN_PERCENTILE.sub(r"p\1", stripped)
+        if "|#" in stripped and (metric := _UNIT_METRIC.search(stripped)) is not None:
+            # TorchServe's "MemoryUsed.Megabytes:4818.03|#Level:Host|#hostname:…": the unit is the name's suffix
+            self._add(metric["name"], metric["num"], _METRIC_UNITS[metric["unit"]], text, routed)
+            return
         if self._previous is None and (lone := _LONE.fullmatch(stripped)) is not None:  # "66.23 tok/sec" alone (LM Studio's stats): the unit
             self._add(lone["unit"], lone["num"], lone["unit"], text, routed)  # says what it is
             return
@@ -791,6 +799,8 @@ class FigureReader:
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
+            if m is not None and value["unit"] and _unit_kind(m["unit"], m["label"])[1] is None:
+                m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)": the brackets qualify the name, the cell has the unit
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
