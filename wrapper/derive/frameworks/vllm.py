@@ -166,7 +166,7 @@ _PERIODIC = (
     # _SPEC after the key, its groups left out and the gap greedy: only whether a line matches counts here
     Periodic("SpecDecoding metrics", re.compile(b"SpecDecoding metrics" + LINE_BYTE + b"*?Mean acceptance length: "
                                                 rb"[\d.]+" + LINE_BYTE + rb"*Avg Draft acceptance rate: [\d.]+%"),
-             "_fold_spec", "_always"),
+             "_fold_spec", "_spec_full"),
     Periodic("Iteration(", re.compile(_ITERATION.pattern.encode()), "_fold_iterations", "_iterations_full"),
 )
 
@@ -338,12 +338,14 @@ class Parser(FamilyParser):
         summary["max_generation_tps"] = max(summary["max_generation_tps"], *(float(g) for _, g in groups))
         self.evidence += len(groups)
 
-    @staticmethod
-    def _always() -> bool:
-        return True
+    def _spec_full(self) -> bool:
+        spec = self.runs.current["extra"].get("spec_decoding")
+        return spec is not None and len(spec["series"]) >= SERIES_MAX
 
     def _fold_spec(self, groups: list) -> None:
-        """``_spec`` of these lines: each replaces the one before, so only the last (fed) stays."""
+        """``_spec`` of these lines past the series cap: their count (each line's values replace the one
+        before's, so the last, fed, sets them)."""
+        self.runs.current["extra"]["spec_decoding"]["lines"] += len(groups)
         self.evidence += len(groups)
 
     def _iteration(self, m, text):
@@ -383,7 +385,11 @@ class Parser(FamilyParser):
             f = rx.search(text)
             if f is not None:
                 spec[key] = kind(f[1])
-        self.runs.put_extra("spec_decoding", spec)
+        before = self.runs.current["extra"].get("spec_decoding") or {"lines": 0, "series": []}
+        series = before["series"]
+        if len(series) < SERIES_MAX:
+            series.append(dict(spec))  # each line's values, as engine_metrics keeps them
+        self.runs.put_extra("spec_decoding", dict(spec, lines=before["lines"] + 1, series=series))
 
     def _prefix_cache_v0(self, m, text):
         summary = self.runs.current["extra"].get("engine_metrics")
