@@ -165,6 +165,21 @@ def test_torchserve_metrics_a_qualified_column_over_cells_with_units_and_ggml_ct
         ("Memory (VRAM)", 23.16, "%"), ("ggml ctx size", 0.07, "MB")]
 
 
+def test_a_claiming_familys_earlier_lines_keep_the_values_its_records_do_not_hold():
+    # MNN's llm_bench with speedup columns (held-out round 8): the family claims the log on "modelSize" and
+    # reads none of these rows, which had taken every figure of the table with it
+    lines = ["| model | modelSize | backend | threads | precision | test | t/s | speedup (t/s) | speedup% |",
+             "| --- | ---: | --- | ---: | --- | --- | ---: |---|---|",
+             "| InternVL2-5_1B-MNN-INT8 | 474.81 MiB | CPU | 4 | Low | pp512 | 344.09 ± 0.53 | +43.05 | 14.31% |"]
+    (rep,) = frameworks.parse_lines(lines)
+    assert rep["framework"] == "mnn-llm"
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("InternVL2-5 1B-MNN-INT8 modelSize", 474.81, "MiB"), ("InternVL2-5 1B-MNN-INT8 CPU Low pp512", 344.09, "tokens/s")} <= got
+    # a model's size in billions of parameters is no size in bytes
+    (run,) = read("| llama 7B Q4_0 | 3.83 GiB | 7.24 B | Metal | 99 | pp 128 | 144.47 ± 0.22 |")
+    assert 7.0 not in [f.value for f, _ in run.figures]
+
+
 def test_duplicates_collapse_and_figures_are_bounded():
     lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
     reader = generic.FigureReader()

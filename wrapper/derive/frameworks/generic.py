@@ -645,6 +645,8 @@ class FigureReader:
                 continue
             if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
                 continue
+            if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
+                continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
             head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
             found = _before(head)
             shape, label, unit = found if found is not None else (None, None, None)
@@ -925,8 +927,7 @@ class FigureReader:
             elif measured and not was_taken:
                 self._keep(label, value, unit, kind, line, words, False, routed)
             else:
-                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed) if was_taken else routed,
-                           routed)
+                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed)
         return self._count + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
