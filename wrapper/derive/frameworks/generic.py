@@ -42,9 +42,9 @@ Which lines: every line ``GATE`` finds something in (a number with a unit, a tab
 JSON key with a unit) is read, and the lines after a fixed-width table's header or row (``open``). A line the
 claiming family reads is read too, after the family (``hold``/``settle``): the values the family took from it
 are left out (it always wins), the others are figures. Before a family claims the log, a figure from a line some
-family was shown is marked with the names of the families shown it (``routed``) and dropped if one of them claims
-the log, unless that family took another value from the line; a line only another family was shown keeps its
-figures. A line made noise as a whole is not read: argparse's ``Namespace(…)``, llama.cpp's ``worst-case:``
+family was shown is marked with the names of the families shown it (``routed``): if one of them claims the log,
+it is kept only when that family's final records do not hold its value (``Pending``); a line only another
+family was shown keeps its figures. A line made noise as a whole is not read: argparse's ``Namespace(…)``, llama.cpp's ``worst-case:``
 reservation, a next token's candidates with their probabilities.
 """
 from __future__ import annotations
@@ -906,11 +906,13 @@ class FigureReader:
 
         ``took(value, unit, num_text)`` says whether one of them took that value; None: the line is not vetted
         (a family met first on its periodic line), its figures go as if never held. With ``claimed`` (the
-        claiming family was shown the line) the values the family took are left out (it always wins) and the
-        others kept as from a line no family read, without core keys: "K (f16): 2560.00 MiB" beside the "KV
-        self size" llama.cpp takes, a server's in-flight "tg = 28.52 t/s" it passes over. While no family has
-        claimed the log, a line a family took a non-zero value from is one it reads as a measurement: its
-        other values are kept unmarked, the rest marked with the families shown the line (``runs``)."""
+        claiming family was shown the line) the values the family took are marked ``Pending`` (kept only if
+        its final records no longer hold them: it always wins) and the others kept as from a line no family
+        read, without core keys: "K (f16): 2560.00 MiB" beside the "KV self size" llama.cpp takes, a server's
+        in-flight "tg = 28.52 t/s" it passes over. While no family has claimed the log, a line a family took a
+        non-zero value from is one it reads as a measurement: its other values are kept unmarked; the rest are
+        marked ``Pending`` with the families shown the line (``runs``: kept unless the claiming family was shown
+        the line and its final records hold the value)."""
         held, self._held = self._held, None
         if not held:
             return False
