@@ -204,6 +204,7 @@ HOLD_REPORTS = 1_000
 VET_TRIES = 4
 MAX_SHAPES = 4096
 _NO_DIGITS = str.maketrans("", "", "0123456789")
+_NONE_SHOWN: frozenset = frozenset()
 
 
 class StreamParser:
@@ -320,7 +321,7 @@ class StreamParser:
             self._feed(line, m)
 
     def _single(self) -> tuple | None:
-        """(family, its keys' search, the warning keys' search) once one real family is settled and nothing but it
+        """(family, its keys' search, the warning keys' search, its name as a set) once one real family is settled and nothing but it
         and the warning rules takes lines (the common state of a long log): ``_feed`` then routes in two searches.
         Kept until the routes change (``_build_routes``, ``_swap``)."""
         if self._one is False:
@@ -331,7 +332,7 @@ class StreamParser:
                 if self._targets is None:
                     self._targets = self._build_targets()
                 searches = dict((id(t), search) for t, search in self._targets)
-                self._one = (chosen, searches[id(chosen)], searches[id(_WARN)])
+                self._one = (chosen, searches[id(chosen)], searches[id(_WARN)], frozenset((chosen.NAME,)))
         return self._one
 
     def _feed(self, line: str, m: re.Match | None) -> None:
@@ -402,20 +403,14 @@ class StreamParser:
             self._figures.interrupt()
         return held
 
-    def _feed_one(self, line: str, start: int, family: FamilyParser, has_key, has_warning) -> None:
+    def _feed_one(self, line: str, start: int, family: FamilyParser, has_key, has_warning, own: frozenset) -> None:
         """``_feed`` of a line with a routing key at ``start`` in the ``_single`` state: the same steps for the
-        one family and the warning rules, without the general bookkeeping (no detection, no window)."""
+        one family and the warning rules, without the general bookkeeping (no detection, no window). ``own``:
+        the family's name, as the families shown a line it is routed."""
         routed = has_key(line, start) is not None
         text = _strip_text(line)
         raw = line.rstrip("\r\n")
-        held = None
-        if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
-            if not routed:
-                self._figures.feed(text, routed=False)
-            elif (held := self._hold(text, (family,))) is not None:
-                self._figures.feed(text, routed=True)
-            else:
-                self._figures.interrupt()
+        held = self._read_figures(line, text, (family,), own if routed else _NONE_SHOWN, routed)
         if routed:
             family.feed(text, raw)
             if family.greedy:

@@ -483,7 +483,7 @@ class FigureReader:
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
         self._held: Optional[list] = None  # a family's line's figures, until ``settle``
         self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
-        self._pending = 0  # figures marked Pending
+        self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
@@ -495,8 +495,6 @@ class FigureReader:
             return  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
-        if "**" in stripped:  # markdown bold, as posted: "- **Average Latency (per token):** 0.41 ms"
-            stripped = stripped.replace("**", "")
         if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
             stripped = stripped.translate(_FULL_WIDTH)
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
@@ -893,7 +891,6 @@ class FigureReader:
             return
         self._seen[ident] = (run, len(run.figures))
         self._count += 1
-        self._pending += isinstance(routed, Pending)
         run.figures.append((figure, routed))
 
     # -- a family's lines ----------------------------------------------------------------------------------
@@ -904,7 +901,7 @@ class FigureReader:
     def settle(self, took, claimed: bool) -> bool:
         """Decide the held line's figures once the families shown it have read it; whether any was kept.
 
-        ``took(value, unit, num_text)`` says whether one of them took that value; None: the line is not vetted
+        ``took(value, num_text)`` says whether one of them took that value; None: the line is not vetted
         (a family met first on its periodic line), its figures go as if never held. With ``claimed`` (the
         claiming family was shown the line) the values the family took are marked ``Pending`` (kept only if
         its final records no longer hold them: it always wins) and the others kept as from a line no family
@@ -917,7 +914,7 @@ class FigureReader:
         if not held:
             return False
         before = self._count + self._pending
-        taken = [took is not None and took(h[1], h[2], h[6]) for h in held]
+        taken = [took is not None and took(h[1], h[6]) for h in held]
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         for h, was_taken in zip(held, taken):
             label, value, unit, kind, line, words, _num_text, routed = h
@@ -944,8 +941,8 @@ class FigureReader:
 
     @property
     def has_pending(self) -> bool:
-        """Some figure waits for the family's final records (``Pending``)."""
-        return self._pending > 0
+        """Some figure waits for the family's final records (``Pending``): asked once, at the end."""
+        return any(isinstance(mark, Pending) for run in self._runs for _, mark in run.figures)
 
     def interrupt(self) -> None:
         """A line this reader is not shown came: a fixed-width table open before it is over."""
@@ -973,7 +970,7 @@ class FigureReader:
 
         def kept_figure(figure: Figure, mark) -> bool:
             if isinstance(mark, Pending) and read_by_family(mark.shown):
-                return took is not None and not took(figure.value, figure.unit, mark.num_text)
+                return took is not None and not took(figure.value, mark.num_text)
             return not read_by_family(mark.shown if isinstance(mark, Pending) else mark)
 
         def read_by_family(shown) -> bool:

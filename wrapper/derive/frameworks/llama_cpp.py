@@ -144,8 +144,6 @@ def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
     spec = TIMING.get(name)
     if spec is None:
         return None
-    if "**" in rest:  # markdown bold around the numbers, as a post quoted them
-        rest = rest.replace("**", "")
     m = _VALUE.match(rest)
     if m is None:
         return None

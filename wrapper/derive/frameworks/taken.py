@@ -1,7 +1,7 @@
 """Which values a family took from the line it was just fed: the general reader keeps the others (``generic.settle``).
 
     took = Taken.of(parsers)        # after the families shown a line have read it
-    took(value, unit, num_text)     # -> whether one of them holds that value now
+    took(value, num_text)           # -> whether one of them holds that value now
 
 A family keeps what it reads in its open run, the run it just finished, and its private notes (``Runs.recent``),
 normalised (seconds as ms, GiB as MiB, a percentage as a fraction, ...). So a printed value counts as taken when
@@ -11,7 +11,7 @@ some number there equals it after one of those plain changes of unit, to half a 
 from __future__ import annotations
 
 import bisect
-from typing import Iterable, Optional
+from typing import Iterable
 
 # printed value * factor = the family's number: the unit changes families make (time, binary and decimal sizes,
 # percentages, thousands)
@@ -20,8 +20,6 @@ _FACTORS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6, 1024.0, 1 / 1024,
             1e3 / 1024, 1024 / 1e3, 1e-2, 1e2)
 MAX_DEPTH = 6  # a report's numbers sit at most this deep (buffers.CUDA0.model_mib, extra.decode.series.0.x)
 MAX_NUMBERS = 4096  # a run's numbers looked at (a long series is a handful of keys repeated)
-
-
 MAX_REPORT_NUMBERS = 1 << 18  # the numbers of a log's final records looked at (``of_reports``)
 
 
@@ -82,7 +80,7 @@ class Taken:
             _numbers({k: v for k, v in report.items() if k != "figures"}, out, 0, MAX_REPORT_NUMBERS, True)
         return cls(out)
 
-    def __call__(self, value: float, unit: Optional[str], num_text: str) -> bool:
+    def __call__(self, value: float, num_text: str) -> bool:
         """Whether some number held equals ``value`` (as printed in ``num_text``) after a change of unit."""
         nums = self._sorted
         if not nums:
