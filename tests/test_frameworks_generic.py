@@ -52,7 +52,8 @@ def test_pairs_took_tables_and_json():
     assert figures["TTFT"] == (148.6, "ms", "duration")
     assert figures["Tput User"] == (41.92, "tokens/s", "rate")
     assert figures["prompt ms"] == (33.5, "ms", "duration")
-    assert "n threads" not in figures and "ISL" not in figures
+    assert "n threads" not in figures
+    assert figures["ISL"] == (128, None, "value")  # a labelled number of no stated kind: kind "value", no unit
     assert runs[0].core["load_ms"][0] == 3200.0 and runs[0].core["ttft_ms"][0] == 148.6
     assert runs[1].core["prompt_eval_ms"][0] == 33.5  # prompt eval seen again: a second run
 
@@ -145,7 +146,8 @@ def test_dotted_keys_token_counts_rps_and_unitless_ttft_columns():
         ("one replica", 13.7, "req/s"), ("one replica median", 62.0, "ms"), ("avail mem", 39.48, "GB")]
     (run,) = read("| Rate | k8s TTFT mean | llm-d TTFT p90 |", "| ---: | ---: | ---: |", "|    3 | 0.629 | 0.243 |")
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
-        ("k8s TTFT mean", 0.629, None, "duration"), ("llm-d TTFT p90", 0.243, None, "duration")]
+        ("Rate", 3, None, "value"), ("k8s TTFT mean", 0.629, None, "duration"),
+        ("llm-d TTFT p90", 0.243, None, "duration")]
 
 
 def test_markdown_bold_around_a_familys_figures_is_no_part_of_the_log():
@@ -220,7 +222,8 @@ def test_a_family_line_it_took_nothing_from_is_read_but_a_list_of_token_candidat
              "0.00 ms, tokens: text = 10, total = 10")
     (rep,) = frameworks.parse_lines([first, line, line.replace("18.96", "19.02")])
     assert rep["framework"] == "ollama"  # which routes llama-server's lines and takes nothing from this one
-    assert [(f["label"], f["value"]) for f in rep["figures"]][1:] == [("tg", 18.96), ("tg 3s", 19.26), ("tg", 19.02)]
+    assert [(f["label"], f["value"]) for f in rep["figures"]][1:] == [
+        ("text", 10), ("total", 10), ("n gen", 215), ("tg", 18.96), ("tg 3s", 19.26), ("tg", 19.02)]
     # koboldcpp's token probabilities: the next token's candidates, no figure of the run
     lines = ["Welcome to KoboldCpp - Version 1.83.1",
              "Generating (20 / 512 tokens) [(, 31.46%) (.\\n 30.40%) ( at 11.21%) (. 9.39%)]",
@@ -296,7 +299,8 @@ def test_key_value_lines_go_durations_and_units_named_by_the_key():
     prefill = 'msg="prefill progress" seq=0 tokens=7680 remaining=512  progress=0.94 elapsed=1m10.219s tps=109.37'
     (run,) = read(prefill)
     assert sorted((f.label, f.value, f.unit or "") for f, _ in run.figures) == [
-        ("elapsed", 70219.0, "ms"), ("tokens", 7680, ""), ("tps", 109.37, "tokens/s")]
+        ("elapsed", 70219.0, "ms"), ("remaining", 512, ""), ("tokens", 7680, ""), ("tps", 109.37, "tokens/s")]
+    assert "progress" not in {f.label for f, _ in run.figures}  # a fraction done: progress, no figure
     # vllm-project/vllm-ascend issue #10876 (description): the unit is in the key's name
     ascend = ("06-19 15:32:57 DEBUG execute_model: attn_state=ChunkedPrefill num_reqs=1 total_scheduled_tokens=8192 "
               "forward_ms=456.98 logits_ms=0.48 attn_backend=ABCMeta num_computed_tokens=[6062] "
@@ -305,7 +309,7 @@ def test_key_value_lines_go_durations_and_units_named_by_the_key():
     got = {f.label: (f.value, f.unit) for f, _ in run.figures}
     assert got["total scheduled tokens"] == (8192, None)
     assert got["forward ms"] == (456.98, "ms") and got["logits ms"] == (0.48, "ms")
-    assert "num reqs" not in got and "ChunkedPrefill num reqs" not in got
+    assert got["num reqs"] == (1, None) and "ChunkedPrefill num reqs" not in got  # a labelled number: kind "value"
 
 
 def test_every_self_name_pattern_is_behind_one_of_its_words():

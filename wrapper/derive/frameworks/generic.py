@@ -58,6 +58,7 @@ from ...core.lazy_re import LazyPattern
 from .units import duration_ms, go_duration_ms, number
 
 MAX_FIGURES = 64
+MAX_VALUES = 64  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
 MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
 # A "duration" longer than this is a clock reading since 1970 (a JSON "…_start_ms": 1711754028137), not a duration.
 EPOCH_MS = 1e11  # ~3 years
@@ -141,15 +142,15 @@ _GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*
 _GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
 GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
-# It finds a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
+# It finds a tab-separated table's header or row (two tabs, or a tab before a digit), a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
 # (and the like), a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"), a "label: number" that
 # ends its line ("Successful requests: 1780": the reader keeps it only if its label names a count or a ratio), or
 # a CSV row of numbers or header of names ("ctx_tokens,prefill_tps,…" / "2048,370.57,…"). Written as one leading
-# character class (an ASCII digit, "|", "_", "t", "T", ")", ",", ":", "=", '"', "{", "}", or any non-ASCII character, since \d also matches other
+# character class (an ASCII digit, a tab, "|", "_", "t", "T", ")", ",", ":", "=", '"', "{", "}", or any non-ASCII character, since \d also matches other
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
+GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
                   r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -159,7 +160,8 @@ GATE = re.compile(r"[^\x00-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
-                  r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9])")  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
+                  r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t)")  # a tab-separated table's row or header  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -187,7 +189,7 @@ _METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sampl
 _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
 # columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
-_COLUMN_GAP = LazyPattern(r"\s{2,}")
+_COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadsheet's cells pasted)
 MIN_SPACED_COLUMNS = 3
 MAX_HEADER_CELL_CHARS = 40
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
@@ -222,17 +224,34 @@ _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
 _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )\btoken$", re.I)  # "EOS token = 50256"
-_LIMIT_KINDS = frozenset(("count", "size", "ratio"))
+_LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
 # A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
 # noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
 # labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
 _SETTING = LazyPattern(r"batch|\bmaximum\b|\bminimum\b", re.I)
-_SETTING_KINDS = frozenset(("count", "size", "percent"))
+_SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak|inflight|in-flight|queued)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
-_SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent"))
+_SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
+# A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
+# "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
+_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode\b|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b|\bnum\b$"
+                           r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
+                           r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
+                           # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
+                           r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq|rope|\bmin[ _]?p\b"
+                           r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
+                           # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
+                           r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
+                           r"|\bclients?\b|\busers?\b|\bseq\b|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|\b[uif](?:8|16|32|64)\b|caller|knearest|truncat"
+                           # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
+                           r"|\beps\b|\bssm\b|\battn\b|param|\bno\b|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+# A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
+_SOURCE_FILE = LazyPattern(r"\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
+# llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
+_FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
 _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 _NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
 # Unitless figures that are counts by their label, besides tokens and requests.
@@ -244,6 +263,10 @@ _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
 _UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/|[-:.T]\d")
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
+# What may follow a labelled number printed without a unit for it to be one of no stated kind: the line's end, a
+# separator, a bracket, or the next "label:"/"key=" ("pred= 192 draft=   0"); a word after it is a unit this reader
+# does not know ("12 files"), and then it is no figure.
+_BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=])")
 _UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
                                  r"(?: (?:mean|avg|median|p\d{1,2}))?$")
 _NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
@@ -394,6 +417,10 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if kind in _SETTING_KINDS and _SETTING.search(label) is not None:
         return True
+    if kind == "value" and _VALUE_NOISE.search(label) is not None:
+        return True  # a setting, a code, a clock
+    if _SOURCE_FILE.search(label) is not None:
+        return True
     if kind == "percent" and label.endswith("percentile"):  # trtexec's "percentile(99%)": which one, a setting
         return True
     if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
@@ -404,7 +431,7 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
 @functools.lru_cache(maxsize=4096)
 def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
     """The core ``reported`` key a label clearly means, or None."""
-    low = " " + _SEP.sub(" ", label.lower()) + " "
+    low = " " + _SEP.sub(" ", label.lower()).replace(".", " ") + " "  # "usage.prompt tokens": a JSON object's member
     if _NOT_CORE.search(low):
         return None
     if kind == "duration":
@@ -483,6 +510,7 @@ class FigureReader:
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
         self._held: Optional[list] = None  # a family's line's figures, until ``settle``
         self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
+        self._bare = 0  # figures of kind "value" kept (MAX_VALUES: they never take the others' places)
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
@@ -491,8 +519,14 @@ class FigureReader:
         stripped = text.strip()
         if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
             return  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
+        if " = 1 |" in stripped and _FLAGS.search(stripped) is not None:
+            return  # llama.cpp's system_info: which instruction sets and features the build has
         if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
             return  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
+        if stripped[0] == ">":  # a post's quoted block ("> Prefill\t12.3…"), a shell's ">>" continuation prompt
+            stripped = stripped.lstrip("> ")
+            if not stripped:
+                return
         if stripped[0] in "\u2502\u2503\u2551":
             stripped = stripped.translate(_BOX_BARS)
         if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
@@ -508,7 +542,7 @@ class FigureReader:
         if "," in stripped and self._csv_line(stripped, text, routed):
             return
         self._csv = None
-        if "  " in stripped and self._spaced_line(stripped, text, routed):
+        if ("  " in stripped or "\t" in stripped) and self._spaced_line(stripped, text, routed):
             return
         if (self._nest is not None or stripped in _JSON_OPEN or stripped.endswith("{")) \
                 and self._json_member(stripped, text, routed):
@@ -684,7 +718,8 @@ class FigureReader:
                 noise = label.rsplit(" ", 1)[0] + " avg"  # its subject says if it is noise: "max" is the statistic
             if unit is None and _UNIT_AFTER.match(s, m.end()) and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS:
                 continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
-            if self._add(label, m["num"], unit, line, routed, noise_label=noise):
+            bare = shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None
+            if self._add(label, m["num"], unit, line, routed, noise_label=noise, bare=bare):
                 last = (label, m.end())
                 self._previous = label
                 if spread is not None:
@@ -715,7 +750,7 @@ class FigureReader:
             name, unit = nest[-1] if nest else (None, None)
             label = f"{name} {key}" if name else key
             unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
-            self._add(_label(label), value, unit, line, routed)
+            self._add(_label(label), value, unit, line, routed, bare=True)
         self._nest = nest or None
         return True
 
@@ -730,25 +765,29 @@ class FigureReader:
         label = f"{base} {first['value']}" if first is not None else base
         # a histogram's _sum is in the metric's unit ("…_seconds_sum"); its _count counts observations (no unit)
         unit = None if base.endswith("_count") else _key_unit(base[:-4] if base.endswith("_sum") else base)
-        self._add(_label(label), m["num"], unit, line, routed)
+        self._add(_label(label), m["num"], unit, line, routed, bare=True)
 
     def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
         """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
         its column, the unit from the column's brackets or the cell); a header is kept. True: a row was read."""
         cells = _COLUMN_GAP.split(s)
-        header = self._spaced
+        header = original = self._spaced
         self._spaced = None
         if len(cells) < MIN_SPACED_COLUMNS:
             return False
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        if header is not None and len(cells) == len(header) + 1 and values[0] is None:
+            header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
         if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2:
             row = " ".join(c for c, v in zip(cells, values) if v is None)
+            stat = _STAT_COLUMN.fullmatch(row.strip(" :")) is not None  # "P50:", "AVG": the row is a statistic
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or _unit_word_at_end(name))
-                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed)
-            self._spaced = header
+                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed,
+                              noise_label=label if stat else None, bare=True)
+            self._spaced = original
             return True
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced = cells  # a header: read as any line too (it holds no number)
@@ -770,7 +809,7 @@ class FigureReader:
                 if cell.strip() and is_number:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
-                    self._add(_label(label), cell.strip(), unit, line, routed)
+                    self._add(_label(label), cell.strip(), unit, line, routed, bare=True)
             return True
         if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
             self._csv = [c.strip() for c in cells]
@@ -816,7 +855,7 @@ class FigureReader:
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             noise = f"{label[:-len(name)]}avg" if stat else None
-            if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise):
+            if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise, bare=True):
                 if value["spread"]:
                     self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
                 elif value["share"]:
@@ -830,20 +869,22 @@ class FigureReader:
         if not isinstance(obj, dict):
             return False
         for key, value in _flat(obj):
-            unit = _key_unit(key)
-            if unit is not None or _unit_kind(None, key.replace("_", " "))[1] is not None:
-                self._add(_label(key.replace("_", " ")), repr(value), unit, line, routed)
+            self._add(_label(key.replace("_", " ")), repr(value), _key_unit(key), line, routed, bare=True)
         return True
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
-             noise_label: Optional[str] = None) -> bool:
+             noise_label: Optional[str] = None, bare: bool = False) -> bool:
         """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
         the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
         if not label or label in _NO_LABEL:
             return False
         words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
         unit, kind = _unit_kind(unit_text, words)
+        if kind is None and bare and unit_text is None:
+            if num_text in ("0", "1") and label.isupper() or _STAT_COLUMN.fullmatch(label) is not None:
+                return False  # "AVX = 1", "NEON: 0": a build's or device's flag; "p25 = 0.17": of what, unsaid
+            kind = "value"  # "Peak Batch pp: 208.4", a table's cell: labelled, its kind not printed
         value = number(num_text)
         if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind, unit):
             return False
@@ -886,11 +927,16 @@ class FigureReader:
                 kept_run, i = self._seen[ident]
                 kept_run.figures[i] = (kept_run.figures[i][0], routed)
             return
-        if self._count >= MAX_FIGURES:
+        if kind == "value":
+            if self._bare >= MAX_VALUES:
+                return
+            self._bare += 1
+        elif self._count >= MAX_FIGURES:
             self.figures_dropped += 1
             return
+        else:
+            self._count += 1
         self._seen[ident] = (run, len(run.figures))
-        self._count += 1
         run.figures.append((figure, routed))
 
     # -- a family's lines ----------------------------------------------------------------------------------
@@ -913,7 +959,7 @@ class FigureReader:
         held, self._held = self._held, None
         if not held:
             return False
-        before = self._count + self._pending
+        before = self._count + self._bare + self._pending
         taken = [took is not None and took(h[1], h[6]) for h in held]
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         for h, was_taken in zip(held, taken):
@@ -927,7 +973,7 @@ class FigureReader:
                 self._keep(label, value, unit, kind, line, words, False, routed)
             else:
                 self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed)
-        return self._count + self._pending > before
+        return self._count + self._bare + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
         """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""
@@ -957,7 +1003,7 @@ class FigureReader:
     @property
     def full(self) -> bool:
         """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
-        return self._count >= MAX_FIGURES
+        return self._count >= MAX_FIGURES and self._bare >= MAX_VALUES
 
     def runs(self, family_claimed: bool, family: Optional[str] = None, took=None) -> list[Run]:
         """The runs found; with ``family_claimed``, figures from lines the claiming ``family`` was shown before
