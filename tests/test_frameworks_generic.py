@@ -548,3 +548,28 @@ def test_a_histograms_count_is_no_duration():
     runs = read('vllm:e2e_request_latency_seconds_count{model_name="m"} 5',
                 'vllm:e2e_request_latency_seconds_sum{model_name="m"} 12.5')
     assert [(f.value, f.unit, f.kind) for r in runs for f, _ in r.figures] == [(5, None, "count"), (12.5, "s", "duration")]
+
+
+def test_a_labelled_number_of_no_printed_kind_is_a_value_in_strong_shapes_only():
+    # ivanfioravanti/llm_context_benchmarks output (held-out round 15), an MTP bench script's rows (round 6)
+    (run,) = read("  Peak Batch pp: 208.4", "  code_python        pred= 192 draft=   0 acc=   0 rate=n/a tok/s=11.6",
+                  "Loaded 3 files in total", "Seq 3 done", "system_info: n_threads = 8 | AVX = 1 | NEON = 0 |",
+                  "INFO 07-03 23:23:42 [metrics.py:536] started", "mirostat = 0, typical_p = 1.000", "p25 = 0.17")
+    got = {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert got == {"Peak Batch pp": (208.4, None, "value"), "code python pred": (192, None, "value"),
+                   "draft": (0, None, "value"), "acc": (0, None, "value"), "tok/s": (11.6, "tokens/s", "rate")}
+
+
+def test_tab_separated_tables_quoted_blocks_and_a_header_without_its_corner():
+    # kvcache-ai/ktransformers issue #117 (a quoted spreadsheet, held-out round 15), trtllm-bench's statistics
+    rows = read(">  \tDefault\t--cpu_infer 22", "> Prefill\t12.31613439\t23.87405887",
+                "> Tokens decode\t511\t336")
+    got = {f.label: (f.value, f.kind) for r in rows for f, _ in r.figures}
+    assert got["Prefill Default"] == (12.31613439, "value") and got["Prefill --cpu infer 22"] == (23.87405887, "value")
+    assert got["Tokens decode Default"] == (511, "count") and got["Tokens decode --cpu infer 22"] == (336, "count")
+    (run,) = read("        Input              Output           Seq. Length", "-" * 40,
+                  "MIN:   167.0000           119.0000           300.0000",
+                  "P50:   299.0000           128.0000           427.0000")
+    got = {f.label: f.value for f, _ in run.figures}
+    assert got == {"MIN Input": 167.0, "MIN Output": 119.0, "MIN Seq. Length": 300.0,
+                   "P50 Input": 299.0, "P50 Output": 128.0, "P50 Seq. Length": 427.0}

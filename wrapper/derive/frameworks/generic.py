@@ -26,10 +26,13 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
 * a shell's ``time`` line (zsh's ``12.77s user 8.83s system 131% cpu 16.393 total``, GNU time's ``…elapsed``).
 
 A figure needs a unit, or a label naming tokens/requests (a count) or a ratio (``_RATIO``: concurrency,
-acceptance, speed-up, utilization, …). Noise never becomes a figure: labels naming threads, seeds, ids, ports,
+acceptance, speed-up, utilization, …); else, in a strong shape (``label: n``, ``key=n``, a JSON member, a table's
+or CSV's cell, a Prometheus sample), it is of kind ``value`` (no unit printed, a label that names none), unless its
+label names a setting, flag, code or clock (``_VALUE_NOISE``). Noise never becomes a figure: labels naming threads, seeds, ids, ports,
 addresses, versions, dates, sizes of batches/contexts/layers, limits of counts and sizes (``max_tokens``), and
 values that are parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
-``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it).
+``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it), and apart from
+them at most ``MAX_VALUES`` of kind ``value``.
 
 Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration
 labelled prefill / prompt processing / prompt eval -> ``prompt_eval_ms``, decode /
@@ -57,8 +60,8 @@ from typing import NamedTuple, Optional
 from ...core.lazy_re import LazyPattern
 from .units import duration_ms, go_duration_ms, number
 
-MAX_FIGURES = 64
-MAX_VALUES = 64  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
+MAX_FIGURES = 256
+MAX_VALUES = 256  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
 MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
 # A "duration" longer than this is a clock reading since 1970 (a JSON "…_start_ms": 1711754028137), not a duration.
 EPOCH_MS = 1e11  # ~3 years
@@ -237,7 +240,7 @@ _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
 # A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
 # "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
-_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode\b|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b|\bnum\b$"
+_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b|\bnum\b$"
                            r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
                            r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
@@ -245,7 +248,7 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode\b|status|\blevel\b|\bg
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
-                           r"|\bclients?\b|\busers?\b|\bseq\b|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|\b[uif](?:8|16|32|64)\b|caller|knearest|truncat"
+                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|\b[uif](?:8|16|32|64)\b|caller|knearest|truncat"
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|\bno\b|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 # A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
@@ -415,8 +418,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
         return True
-    if kind in _SETTING_KINDS and _SETTING.search(label) is not None:
-        return True
+    if kind in _SETTING_KINDS and _SETTING.search(label) is not None and _MEASURED.search(label) is None:
+        return True  # "batch 512 tokens"; "Peak Batch pp: 208.4" is measured
     if kind == "value" and _VALUE_NOISE.search(label) is not None:
         return True  # a setting, a code, a clock
     if _SOURCE_FILE.search(label) is not None:
@@ -779,8 +782,8 @@ class FigureReader:
         if header is not None and len(cells) == len(header) + 1 and values[0] is None:
             header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
         if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2:
-            row = " ".join(c for c, v in zip(cells, values) if v is None)
-            stat = _STAT_COLUMN.fullmatch(row.strip(" :")) is not None  # "P50:", "AVG": the row is a statistic
+            row = " ".join(c for c, v in zip(cells, values) if v is None).rstrip(":")
+            stat = _STAT_COLUMN.fullmatch(row.strip()) is not None  # "P50:", "AVG": the row is a statistic
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
