@@ -183,13 +183,17 @@ def test_a_claiming_familys_earlier_lines_keep_the_values_its_records_do_not_hol
 
 
 def test_duplicates_collapse_and_figures_are_bounded():
-    lines = [f"request latency: {i % 200} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
+    lines = [f"request latency: {i % 400} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
+    lines += [f"rows seen: {i % 400}" for i in range(1000)]  # kind "value": bounded apart
     reader = generic.FigureReader()
     for line in lines:
         reader.feed(line)
     kept = [f for r in reader.runs(False) for f, _ in r.figures]
-    assert len(kept) == generic.MAX_FIGURES and len({f.value for f in kept}) == generic.MAX_FIGURES
+    timed = [f for f in kept if f.kind == "duration"]
+    assert len(timed) == generic.MAX_FIGURES and len({f.value for f in timed}) == generic.MAX_FIGURES
     assert reader.figures_dropped > 0
+    assert len([f for f in kept if f.kind == "value"]) == generic.MAX_VALUES
+    assert reader.full
 
 
 def test_a_family_always_wins_and_the_reader_only_adds_figures():
