@@ -45,6 +45,7 @@ NAME = "llama.cpp"
 # Routing keys (see base.FamilyParser): every line a rule below reads contains one of these.
 PERF_KEYS = routes.LLAMA_PERF
 EVIDENCE_PREFIXES = routes.LLAMA_EVIDENCE
+FOREIGN_PREFIXES = ("whisper_",)  # another ggml program's lines, which read like llama.cpp's
 LOAD_KEYS = routes.LLAMA_LOAD
 
 # printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
@@ -394,6 +395,8 @@ class Parser(FamilyParser):
     NAME = NAME
 
     def feed(self, text: str, line: str) -> None:
+        if text.startswith(FOREIGN_PREFIXES):
+            return  # whisper.cpp prints llama.cpp's words under its own names ("whisper_init_state: kv self size")
         if (feed_perf(text, self.runs) or feed_load(text, line, self.runs) or feed_cli_stats(text, self.runs)
                 or text.lstrip().startswith(EVIDENCE_PREFIXES)):
             self.evidence += 1
