@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-from typing import Callable, Iterable, NamedTuple, Protocol, runtime_checkable
+from typing import Callable, Iterable, NamedTuple, Optional, Protocol, runtime_checkable
 
 from ...core.safe import ANSI
 from . import generic, warn_rules
@@ -231,6 +231,10 @@ class StreamParser:
         self._greedy: list[FamilyParser] = []
         self._window_left: int | None = None  # routed lines left before undetected families are dropped
         self._figures = generic.FigureReader()
+        self._figures.line_before = self._line_before
+        self.line_before = None  # the block reader's: the stream's line before the one being fed (see _line_before)
+        self._raw: Optional[str] = None  # the line being fed, as given
+        self._raw_before: tuple = (None, None)  # the two given before it, the nearest first
         self._self_name = generic.SelfName()
         self._figures_done = False
         self._draining = False
@@ -303,6 +307,7 @@ class StreamParser:
     def feed_line(self, line: str) -> None:
         """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
+        self._raw_before, self._raw = (self._raw, self._raw_before[0]), line
         if "\x1b" in line:
             line = ANSI.sub("", line)  # colours, erase-line, cursor moves, window titles (core.safe)
         if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
@@ -470,6 +475,16 @@ class StreamParser:
             return ()
         chosen = one[0]
         return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
+
+    def _line_before(self, back: int = 1) -> Optional[str]:
+        """The stream's line ``back`` (1 or 2) lines before the one being fed, without its prefixes (the general
+        reader's header of a table whose header line nothing led it to read): the block reader's, which knows the
+        lines it skipped, else the one given before (every line is given when no block reader feeds this parser)."""
+        hook = self.line_before
+        before = hook(self._raw, back) if hook is not None else self._raw_before[back - 1]
+        if not before:
+            return None
+        return _strip_text(ANSI.sub("", before) if "\x1b" in before else before)
 
     def interrupt_figures(self) -> None:
         """A line the general reader would not be shown was skipped (a periodic line folded): as feeding it."""

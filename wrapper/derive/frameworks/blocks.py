@@ -55,7 +55,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|\" ?:[^\n!-~]*[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]"
-                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t")
+                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]")
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.
@@ -157,6 +157,8 @@ class BlockFeeder:
         self._fed = False
         self._carry = b""
         self._head_left = HEAD_BYTES
+        self._chunk: Optional[tuple] = None  # (block, start, its lines) being fed: see line_before
+        parser.line_before = self.line_before
 
     def feed(self, data: bytes) -> None:
         """Bytes as read; complete lines are handled now, the rest is kept for the next call."""
@@ -204,10 +206,10 @@ class BlockFeeder:
             cut = block.rfind(b"\n", 0, min(self._head_left, end))
             cut = end if cut < 0 and end <= self._head_left else cut + 1
             self._head_left = self._head_left - cut if cut else 0  # no newline in the head: a huge first line
-            self._lines(block[:cut])
+            self._lines(block, 0, cut)
             start = cut
         if not self._use_prefilter:
-            self._lines(block[start:end])
+            self._lines(block, start, end)
             return
         self._candidates(block, start, end)
 
@@ -240,7 +242,7 @@ class BlockFeeder:
             if parser.wants_every_line:
                 nl = block.find(b"\n", pos, end)
                 nl = end if nl < 0 else nl + 1
-                self._lines(block[pos:nl])
+                self._lines(block, pos, nl)
                 pos = stretch = nl
                 continue
             find, periodic, _keys, _gate = self._current_search()
@@ -252,7 +254,7 @@ class BlockFeeder:
             nl = end if nl < 0 else nl + 1
             if periodic and first > stretch:
                 self._stretch(block, stretch, first)
-            self._lines(block[first:nl])
+            self._lines(block, first, nl)
             pos = stretch = nl
         if stretch < end and self._search[1]:
             self._stretch(block, stretch, end)
@@ -272,7 +274,7 @@ class BlockFeeder:
                 continue
             items = kind.figures.findall(block, start, stop)
             if len(items) != count:
-                self._lines(block[start:stop])
+                self._lines(block, start, stop)
                 return
             found.append((block.rfind(key, start, stop), kind, items))
         if gate_find is not None:
@@ -282,7 +284,7 @@ class BlockFeeder:
                 self._parser.fold(kind, items[:-1])
             first = block.rfind(b"\n", start, at) + 1 or start
             nl = block.find(b"\n", at, stop)
-            self._lines(block[max(first, start):stop if nl < 0 else nl + 1])
+            self._lines(block, max(first, start), stop if nl < 0 else nl + 1)
 
     def _gate_lines(self, block: bytes, start: int, stop: int, keys: tuple, gate_find: Find) -> None:
         """Feed the lines of ``block[start:stop]`` the gate finds something in, but those holding a periodic key."""
@@ -297,20 +299,45 @@ class BlockFeeder:
                 if find(key, first, nl) >= 0:
                     break
             else:
-                self._lines(block[first:nl])
+                self._lines(block, first, nl)
                 while nl < stop and self._parser.wants_every_line:  # a table's rows the gate may not find
                     after = find(b"\n", nl, stop) + 1 or stop
                     if any(find(key, nl, after) >= 0 for key in keys):
                         self._parser.interrupt_figures()  # a periodic line: the fold has it, the reader is not shown it
                         break
-                    self._lines(block[nl:after])
+                    self._lines(block, nl, after)
                     nl = after
             pos = nl
 
-    def _lines(self, data: bytes) -> None:
-        if data:
+    def _lines(self, block, start: int, stop: int) -> None:
+        if stop > start:
             self._fed = True
             feed = self._parser.feed_line
-            for line in data.decode("utf-8", "surrogateescape").splitlines():
+            lines = block[start:stop].decode("utf-8", "surrogateescape").splitlines()
+            self._chunk = (block, start, lines)
+            for line in lines:
                 feed(line)
+            self._chunk = None
+
+    def line_before(self, line: str, back: int = 1) -> Optional[str]:
+        """The line ``back`` lines before ``line`` (the one being fed) in the stream, fed or not; None past a
+        block's start. Asked only by the general reader, for the header of a table whose row it meets first."""
+        if self._chunk is None:
+            return None
+        block, start, lines = self._chunk
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i] is line:
+                if i >= back:
+                    return lines[i - back]
+                back -= i
+                break
+        else:
+            return None
+        end = start
+        for _ in range(back):
+            if end <= 0:
+                return None
+            cut = block.rfind(b"\n", 0, end - 1) + 1
+            found, end = (cut, end), cut
+        return bytes(block[found[0]:found[1]]).decode("utf-8", "surrogateescape").rstrip("\r\n")
 

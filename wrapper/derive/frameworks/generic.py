@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 from ...core.lazy_re import LazyPattern
 from .units import duration_ms, go_duration_ms, number
@@ -146,7 +146,8 @@ _GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*
 _GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
 # The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
 GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
-# It finds a tab-separated table's header or row (two tabs, or a tab before a digit), a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
+# It finds a tab-separated table's header or row (two tabs, or a tab before a digit), two numbers two spaces apart
+# (a fixed-width table's row), a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
 # (and the like), a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"), a "label: number" that
 # ends its line ("Successful requests: 1780": the reader keeps it only if its label names a count or a ratio), or
 # a CSV row of numbers or header of names ("ctx_tokens,prefill_tps,…" / "2048,370.57,…"). Written as one leading
@@ -165,7 +166,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
-                  r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t)")  # a tab-separated table's row or header  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
+                  r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9])")  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -193,6 +195,7 @@ _METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sampl
 _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
 # columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
+_PAIR_CELL = LazyPattern(r"[A-Za-z_][=:]\s*[-+]?\d")  # a cell holding "key=value" figures of its own
 _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadsheet's cells pasted)
 MIN_SPACED_COLUMNS = 3
 MAX_HEADER_CELL_CHARS = 40
@@ -249,7 +252,7 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgp
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
-                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|\b[uif](?:8|16|32|64)\b|caller|knearest|truncat"
+                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|\bno\b|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 # A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
@@ -509,12 +512,16 @@ class FigureReader:
         self._ruled = False  # a rule ("|---|", "┡━━━╇") stood under the open table's header
         self._csv: Optional[list] = None  # the open CSV's column names
         self._spaced: Optional[list] = None  # the open fixed-width table's column names
+        self._spaced_indented = False  # its header line was indented: it may lack the corner over the rows' names
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
         self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
         self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
         self._held: Optional[list] = None  # a family's line's figures, until ``settle``
         self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
         self._bare = 0  # figures of kind "value" kept (MAX_VALUES: they never take the others' places)
+        # the stream's line before the one being fed (StreamParser's): the header of a fixed-width table whose
+        # header nothing led this reader to read (it has no number); None: unknown
+        self.line_before: Optional[Callable[[int], Optional[str]]] = None
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
@@ -780,22 +787,62 @@ class FigureReader:
         if len(cells) < MIN_SPACED_COLUMNS:
             return False
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        indented = self._spaced_indented
+        if header is None and sum(v is not None for v in values) >= 2 and self.line_before is not None:
+            header = original = self._header_above(len(cells))
+            indented = self._spaced_indented
+        trailing = None
         if header is not None and len(cells) == len(header) + 1 and values[0] is None:
-            header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
+            if indented:
+                header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
+            elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
+                trailing, cells, values = cells[-1], cells[:-1], values[:-1]
         if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2:
-            row = " ".join(c for c, v in zip(cells, values) if v is None).rstrip(":")
+            if trailing is None and values[-1] is None and _PAIR_CELL.search(cells[-1]) is not None:
+                trailing = cells[-1]  # "items_per_second=34.412/s": a cell of its own labelled figures
+                values = values[:-1] + [None]
+                cells = cells[:-1] + [""]
+            row = " ".join(c for c, v in zip(cells, values) if v is None and c).rstrip(":")
             stat = _STAT_COLUMN.fullmatch(row.strip()) is not None  # "P50:", "AVG": the row is a statistic
+            rm = _CELL_UNIT.match(row)
+            row_unit = None
+            if rm is not None and _unit_kind(rm["unit"], rm["label"])[1] is not None:
+                row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
-                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or _unit_word_at_end(name))
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
                     self._add(_label(f"{row} {label}"), value["num"], unit, line, routed,
                               noise_label=label if stat else None, bare=True)
+            if trailing is not None:
+                self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
             return True
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced = cells  # a header: read as any line too (it holds no number)
+            self._spaced_indented = line.lstrip(">")[:1].isspace()
         return False
+
+    def _header_above(self, columns: int) -> Optional[list]:
+        """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
+        cells (or one fewer: no corner above the rows' names), none of them a value ("Benchmark  Time  CPU"); a
+        rule between the two ("-----") is passed over."""
+        above = self.line_before(1)
+        if above and set(above.strip()) <= _RULE_CHARS:
+            above = self.line_before(2)
+        if not above or len(above) > MAX_LINE_CHARS:
+            return None
+        indented = above.lstrip(">")[:1].isspace()
+        above = above.strip()
+        if above[:1] == ">":
+            above = above.lstrip("> ")
+        cells = _COLUMN_GAP.split(above)
+        if not columns - 1 <= len(cells) <= columns or len(cells) < MIN_SPACED_COLUMNS - 1:
+            return None
+        self._spaced_indented = indented
+        if any(_CELL_VALUE.fullmatch(c) or len(c) > MAX_HEADER_CELL_CHARS for c in cells):
+            return None
+        return cells
 
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
