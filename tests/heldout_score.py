@@ -44,6 +44,8 @@ def _value(printed) -> float:
     from wrapper.derive.frameworks.units import duration_ms
 
     text = str(printed).strip()
+    if text.lower().lstrip("+-") in ("inf", "nan"):  # JSON holds no infinity: a sheet writes it as text
+        return float(text)
     if ":" in text:
         parts = [float(p) for p in text.split(":")]
         return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
