@@ -603,3 +603,16 @@ def test_a_tables_header_is_the_line_above_its_first_row_though_nothing_led_the_
     feeder.close()
     (rep,) = parser.results()
     assert {f["label"]: f["value"] for f in rep["figures"]} == got
+
+
+def test_numbers_in_brackets_a_list_after_its_label_or_a_bracket_of_names_then_values():
+    # TensorRT-LLM's gptSessionBenchmark, vegeta's report (held-out round 17)
+    (run,) = read("Latencies: [2561.47, 2561.20, 2560.63]",
+                  "Latencies     [min, mean, 50, max]  232.884ms, 1.35s, 834.257ms, 2.899s")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got == {"Latencies [1]": (2561.47, None), "Latencies [2]": (2561.2, None), "Latencies [3]": (2560.63, None),
+                   "Latencies min": (232.884, "ms"), "Latencies mean": (1.35, "s"), "Latencies 50": (834.257, "ms"),
+                   "Latencies max": (2.899, "s")}
+    # a settings list is no figure, and a long one is read in linear time (this line once backtracked for minutes)
+    (run,) = read("[TP0] Capture cuda graph num tokens [" + ", ".join(str(4 * i) for i in range(1, 400)) + "]")
+    assert run.figures == []

@@ -45,8 +45,8 @@ _LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 # generic.GATE as bytes (the patterns are compiled in re2's Latin-1 mode: one byte is one character), loosened: a
 # digit is also any other script's (2-4 bytes of a UTF-8 sequence), and between it and the unit any spaces Python's
 # \s knows (ASCII, \x1c-\x1f or the bytes of a UTF-8 sequence); no look-ahead after the unit.
-_FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|min|h|"
-                rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|x)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
+_FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|milli|micro|nano|min|h|"
+                rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|x)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
                 # heading such as "ttft_s" alone on its line, CSV rows and headers

@@ -73,7 +73,8 @@ MAX_LINE_CHARS = 300
 _NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's benchmark prints it
 _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "milliseconds": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "\u6beb\u79d2": "ms", "\u79d2": "s"}
+               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "microseconds": "us",
+               "microsecond": "us", "usec": "us", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
 _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
@@ -88,11 +89,11 @@ _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
-                "cycles": "cycles", "samples": "samples",
+                "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
-         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])"
+         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
@@ -156,7 +157,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|sec(?:ond)?s?|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|x(?!\w))"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
@@ -177,7 +178,7 @@ _HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()
 _BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
 _LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
-_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w .-]{0,60}?)\s*[:=]")
+_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 # a cell's value, maybe its spread ("1287.54 ± 66.23") or its share in brackets ("100 (100.0%)")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
@@ -195,6 +196,12 @@ _METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sampl
 _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
 # columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
+# "Latencies: [2561.47, 2561.20]" and vegeta's "Latencies  [min, mean, 50]  232.884ms, 1.35s, 834.257ms"
+_NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<items>\s*[-+]?\d[\d.eE+-]*"
+                           r"(?:\s*,\s*[-+]?\d[\d.eE+-]*)+)\s*\]")
+_NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)+)\]"
+                          r"[ \t]+(?P<values>[-+]?\d[^\[\]]*)$")
+LIST_ITEMS = 64
 _PAIR_CELL = LazyPattern(r"[A-Za-z_][=:]\s*[-+]?\d")  # a cell holding "key=value" figures of its own
 _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadsheet's cells pasted)
 MIN_SPACED_COLUMNS = 3
@@ -211,8 +218,11 @@ _SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 _FULL_WIDTH = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d", ":(),=")
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
-_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*\d+/\d+\s*"
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*\d+/\d+\s*"
                    r"\[(?P<inner>[^\]]*)\]")
+# stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
+_STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
+BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 BAR_VALUES = 3
 MAX_BARS = 256
@@ -254,7 +264,7 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgp
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
-                           r"|\beps\b|\bssm\b|\battn\b|param|\bno\b|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+                           r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 # A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
 _SOURCE_FILE = LazyPattern(r"\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
 # llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
@@ -268,7 +278,7 @@ _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|r
 # Unitless figures that are rates by their label (the unit left unprinted: null).
 _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
-_UNIT_AFTER = LazyPattern(r"[ \t]?[^\W\d_/]|/|[-:.T]\d")
+_UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|by|over|across)\b)[^\W\d_/]|/|[-:.T]\d")
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
 # What may follow a labelled number printed without a unit for it to be one of no stated kind: the line's end, a
 # separator, a bracket, or the next "label:"/"key=" ("pred= 192 draft=   0"); a word after it is a unit this reader
@@ -329,14 +339,14 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         low = label.lower()
         if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
             return None, "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
+        if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
+            return None, "rate"  # ("Output token throughput (per sec): 26.37" too: no count of tokens)
         if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
             return None, "count"
         if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
             return None, "count"
         if _RATIO.search(low) is not None:
             return None, "ratio"
-        if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
-            return None, "rate"
         return None, None
     if unit == "%":
         return "%", "percent"
@@ -546,6 +556,9 @@ class FigureReader:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
         if stripped.endswith(")") and self._unit_at_end(stripped, text, routed):
             return
+        if stripped.startswith("|") and "/" in stripped and (bar := _STEP_BAR.match(stripped)) is not None:
+            self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], text, routed)
+            return
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
             return
@@ -600,15 +613,19 @@ class FigureReader:
             return None
         inner = m["inner"]
         rate = _BAR_RATE.search(inner)
-        label = _label(m["desc"])
-        desc = m["desc"] + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
+        label = _label(m["desc"]) if m["desc"] else BAR_LABEL
+        desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
         if rate is None:
             return desc + inner[inner.rfind(",") + 1:] if "," in inner else desc
+        self._bar_rate(label, rate["num"], rate["unit"], line, routed)
+        return desc + inner[rate.end():].strip(" ,")
+
+    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:
+        """One rate of a bar, at most BAR_VALUES per bar's label."""
         seen = self._bar_values.get(label, 0)
         if label and seen < BAR_VALUES and len(self._bar_values) < MAX_BARS:
             self._bar_values[label] = seen + 1
-            self._add(label, rate["num"], rate["unit"], line, routed)
-        return desc + inner[rate.end():].strip(" ,")
+            self._add(label, num_text, unit, line, routed)
 
     def _unit_at_end(self, s: str, line: str, routed: bool) -> bool:
         """Values whose unit closes the line: "… creation: CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)"
@@ -630,6 +647,8 @@ class FigureReader:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
+        if "[" in s and "," in s:
+            self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
             end = len(s) if after is None else after.start()
@@ -661,6 +680,27 @@ class FigureReader:
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
         return self._values(s, line, routed, taken, heading)
+
+    def _lists(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
+        most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
+        1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
+        m = _NAMED_LIST.search(s)
+        if m is not None:
+            names = [n.strip() for n in m["names"].split(",")]
+            cells = [_CELL_VALUE.fullmatch(v.strip()) for v in m["values"].rstrip().split(",")]
+            if len(names) == len(cells) and all(cells):
+                head = _label(m["label"])
+                for name, cell in zip(names, cells):
+                    self._add(_label(f"{head} {name}"), cell["num"], cell["unit"], line, routed, bare=True)
+                taken.append(m.span())
+                return
+        for m in _NUMBER_LIST.finditer(s):
+            head = _label(m["label"])
+            for i, item in enumerate(m["items"].split(",")[:LIST_ITEMS]):
+                self._add(f"{head} [{i + 1}]", item.strip(), _key_unit(m["label"].strip().replace(" ", "_")),
+                          line, routed, bare=True)
+            taken.append(m.span())
 
     def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
         m = _SHELL_TIME.search(s)
@@ -889,8 +929,8 @@ class FigureReader:
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
-            if m is not None and value["unit"] and _unit_kind(m["unit"], m["label"])[1] is None:
-                m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)": the brackets qualify the name, the cell has the unit
+            if m is not None and _unit_kind(m["unit"], m["label"])[1] is None:
+                m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": the brackets qualify the name
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
@@ -902,7 +942,7 @@ class FigureReader:
             stat = False
             if not by_column and row is not None:
                 rm = _CELL_UNIT.match(row)
-                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit)
+                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit or _key_unit(row))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             noise = f"{label[:-len(name)]}avg" if stat else None
