@@ -29,6 +29,9 @@ class Parser(FamilyParser):
         self._columns: list[str] | None = None
 
     def feed(self, text: str, line: str) -> None:
+        if text.startswith(("genai-perf ", "genai_perf ")) and self.evidence == 0:
+            self.evidence += 1  # its own command line ("genai-perf -m … --backend vllm"): not the backend's log
+            return
         m = _HEADER.match(text)
         if m is not None:
             self._columns = [c.strip() for c in m[1].split("┃")]

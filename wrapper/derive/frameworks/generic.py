@@ -168,7 +168,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
                   r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
-                  r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9])")  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
+                  r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9]))")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -743,6 +744,8 @@ class FigureReader:
                 taken.append((spread.start("num"), spread.end()))
             if unit is None and shape in ("pair", "bracket"):  # prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)"
                 unit = _key_unit(label.split(" (", 1)[0].strip())
+            elif unit is None and shape == "spaced" and label and ("_" in label or not label.islower()):
+                unit = _key_unit(label.rsplit(" ", 1)[-1])  # "tokensPerSec 49.97": a key's name says its unit
             if unit is None or shape is None:
                 after = _AFTER.match(s, m.end())
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
