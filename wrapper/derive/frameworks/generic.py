@@ -511,6 +511,37 @@ def _before(reversed_head: str) -> Optional[tuple]:
     return None
 
 
+def _normalized(text: str) -> str:
+    """A line as the shapes read it (quoting, box bars and full-width punctuation made plain), or "" for a line
+    that is noise as a whole."""
+    stripped = text.strip()
+    if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
+        return ""  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
+    if " = 1 |" in stripped and _FLAGS.search(stripped) is not None:
+        return ""  # llama.cpp's system_info: which instruction sets and features the build has
+    if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
+        return ""  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
+    if stripped[0] == ">":  # a post's quoted block ("> Prefill\t12.3…"), a shell's ">>" continuation prompt
+        stripped = stripped.lstrip("> ")
+        if not stripped:
+            return ""
+    if stripped[0] in "\u2502\u2503\u2551":
+        stripped = stripped.translate(_BOX_BARS)
+    if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
+        stripped = stripped.translate(_FULL_WIDTH)
+    return stripped
+
+
+def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
+    """The unit a label's key names when none is printed: prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)",
+    "tokensPerSec 49.97"."""
+    if shape in ("pair", "bracket"):
+        return _key_unit(label.split(" (", 1)[0].strip())
+    if shape == "spaced" and label and ("_" in label or not label.islower()):
+        return _key_unit(label.rsplit(" ", 1)[-1])
+    return None
+
+
 class FigureReader:
     """Reads labelled figures line by line; bounded in memory whatever the log's length."""
 
@@ -538,21 +569,9 @@ class FigureReader:
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
         family's; empty or False: none)."""
-        stripped = text.strip()
-        if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
-            return  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
-        if " = 1 |" in stripped and _FLAGS.search(stripped) is not None:
-            return  # llama.cpp's system_info: which instruction sets and features the build has
-        if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
-            return  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
-        if stripped[0] == ">":  # a post's quoted block ("> Prefill\t12.3…"), a shell's ">>" continuation prompt
-            stripped = stripped.lstrip("> ")
-            if not stripped:
-                return
-        if stripped[0] in "\u2502\u2503\u2551":
-            stripped = stripped.translate(_BOX_BARS)
-        if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
-            stripped = stripped.translate(_FULL_WIDTH)
+        stripped = _normalized(text)
+        if not stripped:
+            return
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
         if stripped.endswith(")") and self._unit_at_end(stripped, text, routed):
@@ -742,10 +761,8 @@ class FigureReader:
             if spread is not None:
                 unit = unit or spread["unit"]
                 taken.append((spread.start("num"), spread.end()))
-            if unit is None and shape in ("pair", "bracket"):  # prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)"
-                unit = _key_unit(label.split(" (", 1)[0].strip())
-            elif unit is None and shape == "spaced" and label and ("_" in label or not label.islower()):
-                unit = _key_unit(label.rsplit(" ", 1)[-1])  # "tokensPerSec 49.97": a key's name says its unit
+            if unit is None:
+                unit = _named_unit(shape, label)
             if unit is None or shape is None:
                 after = _AFTER.match(s, m.end())
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
@@ -772,10 +789,9 @@ class FigureReader:
                 noise = label.rsplit(" ", 1)[0] + " avg"  # its subject says if it is noise: "max" is the statistic
             if unit is None and _UNIT_AFTER.match(s, m.end()) and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS:
                 continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
-            bare = shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None
-            if self._add(label, m["num"], unit, line, routed, noise_label=noise, bare=bare):
-                last = (label, m.end())
-                self._previous = label
+            if self._add(label, m["num"], unit, line, routed, noise_label=noise,
+                         bare=shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None):
+                last, self._previous = (label, m.end()), label
                 if spread is not None:
                     self._add(f"{label} \u00b1", spread["num"], unit, line, routed)
         return of_heading
