@@ -16,7 +16,7 @@ def _run(model, runs, *extra):
 
 def test_check_real_llama_completion_against_its_baseline(models, tmp):
     store = ["--baseline-dir", str(tmp / "store")]
-    assert _run(models["tiny"], 6, "--save-baseline", "tiny", *store).returncode == 0
+    assert _run(models["tiny"], 9, "--save-baseline", "tiny", *store).returncode == 0
     assert os.listdir(tmp / "store") == ["tiny.jsonl"]
     # 12 runs: a bound needs 5 measured, and llama-completion 0.3.36 loses its stdout in about one run in ten and
     # its last lines in more (see test_llama); each run takes ~30 ms
