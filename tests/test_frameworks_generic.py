@@ -72,9 +72,10 @@ def test_a_progress_bars_rate_is_a_figure_of_its_description_a_few_times_per_bar
     (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
                   "Loading weights:  25% Completed | 1/4 [00:00<00:01,  2.32it/s]",
                   "Decode token  100%|██████| 357310/357310 [ 2318.57it/s    02:34/00:00   ]")
+    # a finished bar's elapsed time is a duration of its description; a bar still going has none (progress)
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
-        ("Capturing CUDA graphs", 4.71, "it/s", "rate"), ("Loading weights", 2.32, "it/s", "rate"),
-        ("Decode token", 2318.57, "it/s", "rate")]
+        ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
+        ("Loading weights", 2.32, "it/s", "rate"), ("Decode token", 2318.57, "it/s", "rate")]
     assert run.core == {}  # a bar's rate says how fast its items went, no core figure
     # a bar redrawn again and again keeps its first BAR_VALUES rates, not one per redraw
     redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:0{p % 10}<00:09, {10 + p}.5it/s]" for p in range(1, 40)]
@@ -616,3 +617,68 @@ def test_numbers_in_brackets_a_list_after_its_label_or_a_bracket_of_names_then_v
     # a settings list is no figure, and a long one is read in linear time (this line once backtracked for minutes)
     (run,) = read("[TP0] Capture cuda graph num tokens [" + ", ".join(str(4 * i) for i in range(1, 400)) + "]")
     assert run.figures == []
+
+
+def test_a_bracket_of_one_name_status_codes_and_values_after_their_names_bracket():
+    # vegeta report of bud-runtime's services/budprompt/perf/concurrency.md (held-out round 18)
+    lines = ["Requests      [total, rate, throughput]         250, 50.18, 22.01",
+             "Bytes In      [total, mean]                     311284, 1245.14",
+             "Success       [ratio]                           94.40%",
+             "Status Codes  [code:count]                      0:14  200:236"]
+    reps = frameworks.parse_lines(lines)
+    got = {f["label"]: (f["value"], f["unit"], f["kind"]) for r in reps for f in r["figures"]}
+    assert got == {"Requests total": (250, None, "count"), "Requests rate": (50.18, None, "rate"),
+                   "Requests throughput": (22.01, None, "rate"), "Bytes In total": (311284, None, "value"),
+                   "Bytes In mean": (1245.14, None, "value"), "Success ratio": (94.4, "%", "percent"),
+                   "Status Codes 0": (14, "requests", "count"), "Status Codes 200": (236, "requests", "count")}
+    # the block reader's gate passes the line of bare values after the bracket too
+    assert generic.GATE.search(lines[1]) is not None
+
+
+def test_gins_access_line_is_a_latency_of_its_method_and_path():
+    # ollama/ollama issue #12846 (journald, French locale month "oct."; held-out round 18)
+    lines = ['oct. 30 00:11:38 jarvis-server ollama[556420]: [GIN] 2025/10/30 - 00:11:38 | 200 |   84.801208ms |'
+             '       127.0.0.1 | POST     "/api/show"',
+             '[GIN] 2024/09/20 - 01:14:44 | 200 |      23.585µs |   192.168.1.5 | HEAD     "/"']
+    (rep,) = frameworks.parse_lines(lines)
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("GIN POST /api/show latency", 84.801208, "ms"), ("GIN HEAD / latency", 23.585, "us")]
+
+
+def test_a_markdown_table_pasted_without_its_outer_pipes():
+    # ml-explore/mlx-lm PR #839 (held-out round 18): the rule under the header has no outer pipes, nor the rows;
+    # "Context | " is no compose service prefix of the rows ("4096 | …" never was)
+    lines = ["Context | prompt tok/s pre | prompt tok/s post | memory GB pre",
+             "----- | ---- | ----| -----",
+             "4096 | 199.149 | 213.337 | 401.668"]
+    reps = frameworks.parse_lines(lines)
+    got = [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]]
+    assert got == [("prompt tok/s pre", 199.149, "tokens/s"), ("prompt tok/s post", 213.337, "tokens/s"),
+                   ("memory GB pre", 401.668, "GB")]
+
+
+def test_a_cells_how_many_of_how_many_and_a_rate_per_user_after_its_time():
+    # huggingface/inference-benchmarker in ROCm's MI300X partitioning blog (held-out round 18)
+    (run,) = read("│ Benchmark  │ QPS        │ Successful Requests │",
+                  "│ warmup     │ 0.49 req/s │ 16/16               │")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("warmup Successful Requests", 16), ("warmup Successful Requests out of", 16), ("warmup QPS", 0.49)]
+    # tenstorrent/tt-metal issue #25107: "63.27ms @ 15.81 tok/s/user", the same figure's rate
+    (run,) = read("Average speed: 63.27ms @ 15.81 tok/s/user [similar to 128th token]")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Average speed", 63.27, "ms"), ("Average speed rate", 15.81, "tokens/s")]
+
+
+def test_a_part_of_the_works_time_is_a_figure_its_index_or_count_is_not():
+    # Const-me/Whisper's profiler (held-out round 17): "DecodeStep" and "EncodeLayer" times, no core decode time
+    (run,) = read("DecodeStep      104.636 seconds, 4973 calls, 21.0409 milliseconds average",
+                  "layer 12 = 40", "offloading 8 layers")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["DecodeStep"] == (104.636, "s") and "layer" not in " ".join(got).lower()
+    assert "eval_ms" not in run.core
+
+
+def test_pairs_after_a_rate_of_unknown_unit_and_a_total_tokens_key():
+    # opentelemetry-demo PR #3788's load generator, ai-on-gke's latency profile generator (held-out round 18)
+    (run,) = read("  t=   74s  rate= 24.3/min  sent=  25  done=  23", '"total_output_token": 276,')
+    assert {f.label: f.value for f, _ in run.figures} == {"t": 74, "sent": 25, "done": 23, "total output token": 276}

@@ -30,7 +30,8 @@ def test_2024_markdown_old_test_names_and_extra_column():
                                       ("pp512", 512, 237.84, 10.28), ("tg128", 128, 59.99, 2.35)]
     assert [r["extra"]["nkvo"] for r in runs] == ["0", "0", "1", "1"]
     assert runs[0]["extra"] == {"model": "llama 7B Q4_0", "size": "3.56 GiB", "params": "6.74 B", "backend": "CUDA",
-                                "ngl": "99", "nkvo": "0", "test": "pp512", "tps_stddev": 157.68}
+                                "ngl": "99", "nkvo": "0", "test": "pp512", "tps_stddev": 157.68,
+                                "model_size_mib": 3645.44, "model_params_billions": 6.74}  # the two cells as numbers
     assert all(r["prompt_eval_ms"] is None and r["eval_ms"] is None for r in runs)  # markdown prints rates only
 
 

@@ -263,3 +263,11 @@ def test_numbers_nan_inf_and_separators():
     assert number("27456.03") == 27456.03
     assert integer("396,928") == 396928
     assert integer("3.5") is None
+
+
+def test_a_locales_abbreviated_month_with_its_dot_and_a_table_row_is_no_compose_prefix():
+    # ollama/ollama issue #12846: journald under a French locale ("oct."); ml-explore/mlx-lm PR #839's table rows
+    rest, when = strip_prefix("oct. 30 00:11:38 jarvis-server ollama[556420]: [GIN] 2025/10/30 - 00:11:38 | 200 |")
+    assert rest.startswith("[GIN]") and when is None
+    assert strip_prefix("4096 | 199.149 | 213.337 |  13.592")[0] == "4096 | 199.149 | 213.337 |  13.592"
+    assert strip_prefix("ollama-1  | time=2024-08-01T10:00:00Z level=INFO msg=x")[0].startswith("level=INFO")

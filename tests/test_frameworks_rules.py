@@ -95,3 +95,11 @@ def test_a_series_keeps_its_count_and_last_row_past_the_cap():
     ticks = p.results()[0]["extra"]["ticks"]
     assert ticks["lines"] == SERIES_MAX + 5 and len(ticks["series"]) == SERIES_MAX
     assert ticks["last"] == {"v": float(SERIES_MAX + 4)}
+
+
+def test_a_link_to_a_project_is_no_evidence_of_its_output():
+    # tenstorrent/tt-inference-server issue #1707 (held-out round 18): a report links GenAI-Perf's repository
+    lines = ["**Benchmarking Tool:** [GenAI-Perf](https://github.com/triton-inference-server/perf_analyzer)",
+             "| ISL | OSL | TTFT Avg (ms) |", "|-----|-----|---------------|", "| 128 | 128 | 1289.6 |"]
+    assert _one(lines)["framework"] == "unknown"
+    assert rules._named("./perf_analyzer -m model --concurrency-range 1:4", "perf_analyzer")

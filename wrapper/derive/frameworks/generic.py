@@ -79,6 +79,8 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
+               "tok/s/user": "tokens/s", "toks/s/user": "tokens/s", "t/s/u": "tokens/s", "t/s/user": "tokens/s",
+               "token/s/user": "tokens/s", "tok/sec/user": "tokens/s",
                "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s",
                "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
@@ -91,7 +93,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
                 "queries": "queries"}
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?|toks?/s(?:ec)?|[tT]/s|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
@@ -131,7 +133,7 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 # A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
 _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z])(?![\w.])")
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
-_JOINED = LazyPattern(r"[\s,(=/]*")
+_JOINED = LazyPattern(r"[\s,(=/@]*")  # "63.27ms @ 15.81 tok/s/user": the rate of the same figure
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
 _PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
@@ -156,7 +158,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
+GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
                   r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -169,7 +171,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
                   r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
                   r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
-                  r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9]))")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9])"  # a list after its label ("Latencies: [2561.47, …]")
+                  r"|(?<=\])[ \t]{2,}[-+]?[0-9])")  # values after their names' bracket ("Bytes In  [total, mean]  9686, 1937.20")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -200,9 +203,11 @@ _METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
 # "Latencies: [2561.47, 2561.20]" and vegeta's "Latencies  [min, mean, 50]  232.884ms, 1.35s, 834.257ms"
 _NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<items>\s*[-+]?\d[\d.eE+-]*"
                            r"(?:\s*,\s*[-+]?\d[\d.eE+-]*)+)\s*\]")
-_NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)+)\]"
+_NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>code:count|[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)*)\]"
                           r"[ \t]+(?P<values>[-+]?\d[^\[\]]*)$")
+_CODE_COUNT = LazyPattern(r"(?<!\S)(\d{1,3}):(\d+)(?!\S)")  # a status code and how many responses had it
 LIST_ITEMS = 64
+_FRACTION = LazyPattern(r"(\d+)/(\d+)")  # a table cell "3247/3248": how many of how many (requests succeeded)
 _PAIR_CELL = LazyPattern(r"[A-Za-z_][=:]\s*[-+]?\d")  # a cell holding "key=value" figures of its own
 _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadsheet's cells pasted)
 MIN_SPACED_COLUMNS = 3
@@ -219,10 +224,15 @@ _SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 _FULL_WIDTH = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d", ":(),=")
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
-_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*\d+/\d+\s*"
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*(?P<done>\d+)/(?P<total>\d+)\s*"
                    r"\[(?P<inner>[^\]]*)\]")
+_BAR_ELAPSED = LazyPattern(r"\s*(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d\d)<")  # a bar's "[00:48<00:00, …": time so far
 # stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
 _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
+# gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
+_GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
+_GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bcs|ms|s)")
+_GO_UNITS = {"\u00b5s": "us", "\u03bcs": "us"}
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 BAR_VALUES = 3
@@ -234,14 +244,19 @@ _BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
 _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|layer|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|rank|"
-                    r"\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|line\b|\bstep\b|epoch|index|\bidx|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|"
+                    r"line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
+# What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
+# noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
+_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|\bstep\b|epoch|index|\bidx",
+                           re.I)
+_TIMED_KINDS = frozenset(("duration", "rate"))
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
-_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )(?<!per )\btoken$", re.I)  # "EOS token = 50256"
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )\btoken$", re.I)  # "EOS token = 50256"
 _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
 # A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
 # noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
@@ -277,7 +292,7 @@ _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|r
                        r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b"
                        r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
 # Unitless figures that are rates by their label (the unit left unprinted: null).
-_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$")
+_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$|\brequests? rate$")
 # a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
 _UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|by|over|across)\b)[^\W\d_/]|/|[-:.T]\d")
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
@@ -299,7 +314,7 @@ MAX_LABEL_WORDS = 6
 _SEP = LazyPattern(r"[\s_]+")
 # Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms").
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
-                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1")
+                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer")
 
 
 class Figure(NamedTuple):
@@ -373,10 +388,12 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     return None, None
 
 
-def _unit_word_at_end(name: str) -> Optional[str]:
-    """The unit a column's name ends in ("Prefill t/s", "Decode tok/s"), or None."""
-    last = name.rsplit(" ", 1)[-1]
-    return last if " " in name and _UNIT_WORD.fullmatch(last) else None
+def _unit_word_in(name: str) -> Optional[str]:
+    """The unit a column's name holds as one of its words ("Prefill t/s", "prompt tok/s pre", "memory GB post")."""
+    words = name.split()
+    if len(words) < 2:
+        return None
+    return next((w for w in reversed(words) if _UNIT_WORD.fullmatch(w) and _unit_kind(w, name)[1] is not None), None)
 
 
 def _words(label: str) -> str:
@@ -443,6 +460,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
         return True
+    if kind not in _TIMED_KINDS and _INDEX_NOISE.search(label) is not None:
+        return True
     return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
 
 
@@ -499,6 +518,9 @@ def _before(reversed_head: str) -> Optional[tuple]:
                 label = f"{label} {m['stat'][::-1]}"
             if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
                 label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+            if shape == "pair" and reversed_head[m.end():m.end() + 1] == "/" and " " in label.strip() \
+                    and reversed_head[m.end() + 1:m.end() + 2].isdigit():
+                label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
             if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
                 words = label.split()
                 cut = max((i + 1 for i, w in enumerate(words) if _NUMBER_WORD.fullmatch(w)), default=0)
@@ -579,8 +601,13 @@ class FigureReader:
         if stripped.startswith("|") and "/" in stripped and (bar := _STEP_BAR.match(stripped)) is not None:
             self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], text, routed)
             return
+        if stripped.startswith("[GIN]") and (gin := _GIN_ACCESS.match(stripped)) is not None:
+            self._gin(gin, text, routed)
+            return
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
+            return
+        if "-|" in stripped.replace(" ", "") and self._rule_without_pipes(stripped):
             return
         self._header = None
         if "," in stripped and self._csv_line(stripped, text, routed):
@@ -632,13 +659,25 @@ class FigureReader:
         if m is None:
             return None
         inner = m["inner"]
-        rate = _BAR_RATE.search(inner)
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
+        if m["done"] == m["total"] and (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar: its time
+            seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
+            self._bar_rate(f"{label} elapsed", str(seconds), "s", line, routed)
+        rate = _BAR_RATE.search(inner)
         desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
         if rate is None:
             return desc + inner[inner.rfind(",") + 1:] if "," in inner else desc
         self._bar_rate(label, rate["num"], rate["unit"], line, routed)
         return desc + inner[rate.end():].strip(" ,")
+
+    def _gin(self, m: re.Match, line: str, routed: bool) -> None:
+        """An access line of Go's gin (ollama's server): the request's latency, labelled by method and path."""
+        label = f"GIN {m['method']} {m['path'][:40]} latency"
+        one = _GO_ONE_UNIT.fullmatch(m["latency"])
+        if one is not None:
+            self._add(label, one["num"], _GO_UNITS.get(one["unit"], one["unit"]), line, routed)
+        elif (ms := go_duration_ms(m["latency"])) is not None:
+            self._add(label, repr(ms), "ms", line, routed)
 
     def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:
         """One rate of a bar, at most BAR_VALUES per bar's label."""
@@ -667,7 +706,7 @@ class FigureReader:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
-        if "[" in s and "," in s:
+        if "[" in s and ("," in s or "] " in s):
             self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -706,6 +745,11 @@ class FigureReader:
         most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
         1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
         m = _NAMED_LIST.search(s)
+        if m is not None and m["names"] == "code:count":  # vegeta's "Status Codes  [code:count]  0:14  200:236"
+            for code, count in _CODE_COUNT.findall(m["values"]):
+                self._add(f"{_label(m['label'])} {code}", count, "requests", line, routed)
+            taken.append(m.span())
+            return
         if m is not None:
             names = [n.strip() for n in m["names"].split(",")]
             cells = [_CELL_VALUE.fullmatch(v.strip()) for v in m["values"].rstrip().split(",")]
@@ -870,7 +914,7 @@ class FigureReader:
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
-                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_in(name))
                     self._add(_label(f"{row} {label}"), value["num"], unit, line, routed,
                               noise_label=label if stat else None, bare=True)
             if trailing is not None:
@@ -926,6 +970,19 @@ class FigureReader:
             return True
         return False
 
+    def _rule_without_pipes(self, s: str) -> bool:
+        """A markdown rule pasted without its outer pipes ("----- | ---- | -----"): the line above is the header
+        of the rows below ("Context | prompt tok/s pre | …", "4096 | 199.149 | …")."""
+        if set(s) - _RULE_CHARS != {"|"} or s.count("|") < 2 or self.line_before is None:
+            return False
+        above = self.line_before(1)
+        if not above or not 0 <= s.count("|") - above.count("|") <= 1 or len(above) > MAX_LINE_CHARS:
+            return False
+        header = [c.strip() for c in above.strip().strip("|").split("|")]
+        # one bar fewer: the header's first cell was taken for a compose prefix ("Context | …"); it names the rows
+        self._header, self._ruled = [""] * (s.count("|") - above.count("|")) + header, True
+        return True
+
     def _table(self, s: str, line: str, routed: bool) -> None:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
@@ -934,23 +991,28 @@ class FigureReader:
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
-        row = next((c for c, v in zip(cells, values) if c and v is None), None)
+        fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
+        row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
         if not any(values) or (self._header is None and row is None):
             if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
                 self._header, self._ruled = cells, False
             return  # a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │")
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
         header = self._header or [""] * len(cells)
-        several = sum(v is not None for v in values) > 1
+        several = sum(v is not None or f is not None for v, f in zip(values, fractions)) > 1
         # "| metric | value | unit |": a column of units names the unit of the row's values
         row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
+        for name, fraction in zip(header, fractions):
+            if fraction is not None and name and row is not None:  # "Successful Requests" over "3247/3248"
+                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
+                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
         for name, value in zip(header, values):
             if value is None:
                 continue
             m = _CELL_UNIT.match(name)
             if m is not None and _unit_kind(m["unit"], m["label"])[1] is None:
                 m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": the brackets qualify the name
-            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_at_end(name))
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_in(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):

@@ -6,7 +6,8 @@ A ``pp N`` test fills ``prompt_tokens``/``prompt_tps``, a ``tg N`` test ``eval_t
 time per repetition (``avg_ns``): it becomes ``prompt_eval_ms``/``eval_ms`` (``total_ms`` for combined tests).
 ``extra``: ``test`` (``pp512``, ``tg128``, ``pp512+tg128``), ``tps_stddev``, ``depth_tokens`` (``@ d512``), the
 other markdown cells by header name as printed, or for CSV/JSON ``model``, ``backend``, ``ngl``, ``gpu_info``,
-``test_time``, ``tensor_buft_overrides``, ``stddev_ms``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``.
+``test_time``, ``tensor_buft_overrides``, ``stddev_ms``; a markdown row's ``size`` and ``params`` also as numbers,
+``model_size_mib`` and ``model_params_billions``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``.
 The version comes from the ``build: <commit> (<number>)`` line (markdown) or ``build_commit``/``build_number``.
 llama-batched-bench's table (``| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s |``)
 gives one dict per row: token counts, ``prompt_eval_ms``/``eval_ms``/``total_ms`` from the seconds, the rates,
@@ -21,12 +22,29 @@ import re
 from . import llama_cpp
 from .base import FamilyParser
 from .durations import scaled
-from .units import integer, number
+from .units import integer, number, size_mib
 
 NAME = "llama-bench"
 
 _TEST = re.compile(r"(pp|tg) ?(\d+)(?:\+tg ?(\d+))?(?: @ d(\d+))?")
 _TPS = re.compile(r"([\d.]+)\s*\u00b1\s*([\d.]+)")
+
+
+_PARAMS = re.compile(r"([\d.]+) ?([KMBT])")
+_PARAMS_BILLIONS = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
+
+
+def _model_figures(row: dict) -> dict:
+    """The model's size and parameters of a markdown row as numbers ("13.70 GiB" -> ``model_size_mib`` 14028.8,
+    "30.53 B" -> ``model_params_billions`` 30.53); a cell that is no such figure is left out."""
+    out = {}
+    size = size_mib(row.get("size") or "")
+    if size is not None:
+        out["model_size_mib"] = size
+    params = _PARAMS.fullmatch((row.get("params") or "").strip())
+    if params is not None and (value := number(params[1])) is not None:
+        out["model_params_billions"] = round(value * _PARAMS_BILLIONS[params[2]], 6)
+    return out
 
 
 def _cells(text: str) -> list[str]:
@@ -99,6 +117,7 @@ class Parser(FamilyParser):
             return
         # an odd rate ("nan ± nan") loses itself, not the row's test and token counts
         extra = {k: v for k, v in row.items() if k not in ("t/s", "test", "n_cpu_moe")}
+        extra.update(_model_figures(row))
         self._row(test_kind=test[1], first_n=int(test[2]), gen_n=integer(test[3]), depth=integer(test[4]),
                   avg_tps=None if tps is None else number(tps[1]), stddev_tps=None if tps is None else number(tps[2]),
                   avg_ms=None, stddev_ms=None,

@@ -8,7 +8,7 @@ Recognised, outermost first as they usually stack:
   * ANSI colour codes (vLLM colours its process prefix on a terminal)
   * docker compose ``name-1  | ``
   * journald/syslog short ``Dec 03 14:58:42 host ident[pid]: `` and moreutils ``ts`` default ``Dec 03 14:58:42 ``
-    (no year printed, so no time is returned; a locale's lower-case month, ``oct 11``, too)
+    (no year printed, so no time is returned; a locale's lower-case month, ``oct 11`` or ``oct. 11``, too)
   * ISO 8601 ``2025-04-16T17:58:47.006993Z ``, Docker's ``--timestamps`` RFC 3339 with nanoseconds
     ``2026-05-12T07:54:39.312201059Z ``, ``time=2024-12-09T00:58:02.941+08:00 `` (ollama's slog),
     Docker Desktop's ``2025-05-30 09:55:22.281 | `` (the bar belongs to the time),
@@ -52,8 +52,8 @@ class PrefixTime:
 
 
 _ANSI = r"(?P<ansi>\x1b\[[0-9;]*m)"
-_COMPOSE = r"(?P<compose>[A-Za-z0-9][\w.-]*\s+\|\ )"
-_SYSLOG = r"(?P<syslog>[A-Za-z][a-z]{2}\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
+_COMPOSE = r"(?P<compose>(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-]*\s+\|\ )"  # a name has a letter: "4096 | 199.1 |" is a table's row
+_SYSLOG = r"(?P<syslog>[A-Za-z][a-z]{2}(?:[^\W\d_]{0,2}\.)?\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
 _ISO = (r"(?P<iso>(?:time=)?(?P<ib>\[)?(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T\ ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
         r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +(?:\|\ +)?)")
 _GOLOG = (r"(?P<golog>(?P<gY>\d{4})/(?P<gM>\d\d)/(?P<gD>\d\d)\ (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"

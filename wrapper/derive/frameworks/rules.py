@@ -56,6 +56,18 @@ def rule(gate: str, pattern: str, *keys: tuple[str | None, Callable], **options)
     return Rule(gate, re.compile(pattern), tuple(keys), **options)
 
 
+def _named(line: str, word: str) -> bool:
+    """Whether ``word`` stands in ``line`` as a name the log prints, not inside a URL ("[GenAI-Perf](https://github.com/
+    triton-inference-server/perf_analyzer)" is a link to a project, no line of its output)."""
+    at = line.find(word)
+    while at >= 0:
+        start = max(line.rfind(" ", 0, at), line.rfind("(", 0, at), line.rfind("\t", 0, at)) + 1
+        if "://" not in line[start:at]:
+            return True
+        at = line.find(word, at + 1)
+    return False
+
+
 class RulesParser(FamilyParser):
     """A family parser driven by the subclass's ``RULES``."""
 
@@ -79,7 +91,7 @@ class RulesParser(FamilyParser):
             ends = ends or r.end
             if r.claims:
                 self.evidence += 1
-        if any(word in line for word in self._evidence_words):
+        if any(word in line and _named(line, word) for word in self._evidence_words):
             self.evidence += 1
         if ends:
             self.runs.close()
