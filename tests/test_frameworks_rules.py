@@ -103,3 +103,10 @@ def test_a_link_to_a_project_is_no_evidence_of_its_output():
              "| ISL | OSL | TTFT Avg (ms) |", "|-----|-----|---------------|", "| 128 | 128 | 1289.6 |"]
     assert _one(lines)["framework"] == "unknown"
     assert rules._named("./perf_analyzer -m model --concurrency-range 1:4", "perf_analyzer")
+
+
+def test_a_comparison_with_vllm_in_prose_is_not_vllms_log():
+    # tenstorrent/tt-metal issue #25107 (held-out round 18): "@mtairum measured … (without vLLM):"
+    lines = ["@mtairum measured the following on BHx31 (without vLLM):", "Batch=1:",
+             "Average Time to First Token (TTFT): 193.57ms"]
+    assert _one(lines)["framework"] == "unknown"
