@@ -682,3 +682,14 @@ def test_pairs_after_a_rate_of_unknown_unit_and_a_total_tokens_key():
     # opentelemetry-demo PR #3788's load generator, ai-on-gke's latency profile generator (held-out round 18)
     (run,) = read("  t=   74s  rate= 24.3/min  sent=  25  done=  23", '"total_output_token": 276,')
     assert {f.label: f.value for f, _ in run.figures} == {"t": 74, "sent": 25, "done": 23, "total output token": 276}
+
+
+def test_a_column_named_by_a_settings_value_holds_measurements():
+    # chroma-core/chroma issue #5353 (held-out round 17): "Batch 8" is the setting each cell was measured at
+    lines = ["Provider                 Batch 1     Batch 8     Batch 16    ",
+             "-------------------------------------------------------------",
+             "CoreMLExecutionProvider  12.81       11.50       12.07       "]
+    (rep,) = frameworks.parse_lines(lines)
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [
+        ("CoreMLExecutionProvider Batch 1", 12.81), ("CoreMLExecutionProvider Batch 8", 11.5),
+        ("CoreMLExecutionProvider Batch 16", 12.07)]

@@ -250,7 +250,7 @@ _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|
                     r"per block|units per", re.I)
 # What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
 # noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
-_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b|\bshard|\bslot|\btask\b|\bstep\b|epoch|index|\bidx",
+_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b|\bstep\b|epoch|index|\bidx",
                            re.I)
 _TIMED_KINDS = frozenset(("duration", "rate"))
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
@@ -262,6 +262,9 @@ _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
 # noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
 # labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
 _SETTING = LazyPattern(r"batch|\bmaximum\b|\bminimum\b", re.I)
+# A column named by a setting's value ("Batch 1", "bs=8", "ctx 4096"): its cells are measurements at that setting,
+# noise or not by their row's name.
+_SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|conc|threads?|n)\s*[=:]?\s*\d+", re.I)
 _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak|inflight|in-flight|queued)\b", re.I)
@@ -915,8 +918,8 @@ class FigureReader:
                 if value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_in(name))
-                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed,
-                              noise_label=label if stat else None, bare=True)
+                    noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
+                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True)
             if trailing is not None:
                 self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
@@ -1026,7 +1029,7 @@ class FigureReader:
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit or _key_unit(row))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
-            noise = f"{label[:-len(name)]}avg" if stat else None
+            noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else None
             if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise, bare=True):
                 if value["spread"]:
                     self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
