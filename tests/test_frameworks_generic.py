@@ -693,3 +693,42 @@ def test_a_column_named_by_a_settings_value_holds_measurements():
     assert [(f["label"], f["value"]) for f in rep["figures"]] == [
         ("CoreMLExecutionProvider Batch 1", 12.81), ("CoreMLExecutionProvider Batch 8", 11.5),
         ("CoreMLExecutionProvider Batch 16", 12.07)]
+
+
+def test_json_over_several_lines_arrays_of_numbers_percent_keys_and_quoted_numbers():
+    # a committed llm_rs2 profile JSON and a vLLM benchmark JSON fragment (held-out round 19)
+    lines = ['{', '  "baseline": {', '    "avg_memory_used_mb": 4560.95,', '    "avg_gpu_load_percent": 0.0', '  },',
+             '  "timeseries": [', '    {', '      "cpu_freqs_khz": [', '        2400000,', '        1017600', '      ]',
+             '    }', '  ],', '  "tokens_per_second": "161.70"', '}']
+    (rep,) = frameworks.parse_lines(lines)
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("baseline avg memory used mb", 4560.95, "MB"), ("baseline avg gpu load", 0.0, "%"),
+        ("cpu freqs khz [1]", 2400000, None), ("cpu freqs khz [2]", 1017600, None),
+        ("tokens per second", 161.7, "tokens/s")]
+
+
+def test_csv_rows_named_under_a_metric_column_with_quoted_thousands():
+    # NVIDIA/cloudai's doc/ai_dynamo.md: genai-perf's profile CSV (held-out round 19)
+    (rep,) = frameworks.parse_lines(['Metric,avg,min,max,p99',
+                                     'Time To First Token (ms),"1,146.31",249.48,"3,485.23","3,457.97"',
+                                     'Output Sequence Length (tokens),174.45,164.00,187.00,186.22'])
+    got = {f["label"]: (f["value"], f["unit"]) for f in rep["figures"]}
+    assert got["Time To First Token avg"] == (1146.31, "ms") and got["Time To First Token max"] == (3485.23, "ms")
+    assert got["Output Sequence Length min"] == (164, "tokens")  # a statistic of a count, not a limit
+
+
+def test_pandas_describe_under_its_heading():
+    # vllm-project/vllm's benchmark_guided.py output (held-out round 19)
+    lines = ["First token latency(msecs):", "count     20.000000", "mean     204.032341", "25%      158.030014",
+             "dtype: float64", "Next token latency(msecs):", "max       8.713751"]
+    (rep,) = frameworks.parse_lines(lines)
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("First token latency count", 20, None), ("First token latency mean", 204.032341, "ms"),
+        ("First token latency 25%", 158.030014, "ms"), ("Next token latency max", 8.713751, "ms")]
+
+
+def test_a_label_that_opens_with_a_models_size_or_an_ordinal():
+    # mlc-ai/llm-perf-bench review (held-out round 19): "- 7B: 191.0 token/sec"
+    (run,) = read("- 7B: 191.0 token/sec", "2nd token latency: 20.5 ms")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("7B", 191.0, "tokens/s"), ("2nd token latency", 20.5, "ms")]

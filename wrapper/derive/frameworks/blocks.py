@@ -55,7 +55,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|\" ?:[^\n!-~]*[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]"
-                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=] ?\[[0-9]|\][ \t]{2,}[-+]?[0-9]")
+                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=] ?\[[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END)
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.

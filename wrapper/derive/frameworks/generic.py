@@ -52,6 +52,7 @@ reservation, a next token's candidates with their probabilities.
 """
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import re
@@ -71,7 +72,7 @@ MAX_LABEL_CHARS = 60
 MAX_LINE_CHARS = 300
 
 _NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's benchmark prints it
-_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "milliseconds": "ms",
+_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "msecs": "ms", "milliseconds": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
                "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "microseconds": "us",
                "microsecond": "us", "usec": "us", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
@@ -117,7 +118,7 @@ _BEFORE = (
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
-    ("pair", LazyPattern(r"[~\u2248#]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}))(?![\w.])")),
+    ("pair", LazyPattern(r"[~\u2248#]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
@@ -158,7 +159,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
-GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
+GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
                   r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -167,18 +168,21 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
-                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)]),[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
+                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
                   r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
                   r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
                   r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9])"  # a list after its label ("Latencies: [2561.47, …]")
-                  r"|(?<=\])[ \t]{2,}[-+]?[0-9])")  # values after their names' bracket ("Bytes In  [total, mean]  9686, 1937.20")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=\])[ \t]{2,}[-+]?[0-9]"
+                  r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
+                  r"|(?<=\)):\s*$)")  # a heading with its unit: "First token latency(msecs):"  # values after their names' bracket ("Bytes In  [total, mean]  9686, 1937.20")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
 # A heading on its own line names the statistics under it ("ttft_s" then "    p25 = 0.17", "Time to First Token
 # (ms):" then "  Mean: 56.46"): no number, at most MAX_LABEL_WORDS words, maybe a unit in brackets, maybe a colon.
 _HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
+_DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}%)\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
 _BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
 _LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
@@ -190,6 +194,8 @@ _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
+_QUOTED_NUMBER = LazyPattern(r'"[-+]?\d+(?:\.\d+)?"')
+_ARRAY_ITEM = LazyPattern(r"([-+]?\d[\d.eE+-]*)\s*,?")  # one number of a JSON array printed one a line
 _JSON_OPEN = frozenset(("{", "[", "[{", "{,"))
 _JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
 MAX_JSON_DEPTH = 16
@@ -214,7 +220,8 @@ MIN_SPACED_COLUMNS = 3
 MAX_HEADER_CELL_CHARS = 40
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
 _CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
-_CSV_NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|")
+_CSV_NUMBER = LazyPattern(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|")
+_ROW_HEADERS = frozenset(("metric", "metrics", "name", "statistic", "stat", "measure", "measurement", "benchmark"))
 MIN_CSV_COLUMNS = 3
 # A shell's `time`: zsh's "12.77s user 8.83s system 131% cpu 16.393 total" and GNU time's "12.77user 8.83system
 # 0:16.39elapsed 131%CPU": the labels stand after the values, the wall time may be [h:]m:ss.
@@ -245,7 +252,7 @@ _RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|"
-                    r"line\b|"
+                    r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
 # What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
@@ -273,11 +280,11 @@ _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
 # A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
 # "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
-_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b|\bnum\b$"
+_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
                            r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
                            r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
-                           r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq|rope|\bmin[ _]?p\b"
+                           r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
@@ -599,13 +606,7 @@ class FigureReader:
             return
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
-        if stripped.endswith(")") and self._unit_at_end(stripped, text, routed):
-            return
-        if stripped.startswith("|") and "/" in stripped and (bar := _STEP_BAR.match(stripped)) is not None:
-            self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], text, routed)
-            return
-        if stripped.startswith("[GIN]") and (gin := _GIN_ACCESS.match(stripped)) is not None:
-            self._gin(gin, text, routed)
+        if self._whole_line(stripped, text, routed):
             return
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
@@ -637,6 +638,9 @@ class FigureReader:
             label = m["label"].strip()
             self._heading = (_label(label), m["unit"] or _key_unit(label))
             return
+        if heading is not None and (stat := _DESCRIBE.fullmatch(stripped)) is not None:
+            self._described(heading, stat, text, routed)
+            return
         if "..." in stripped:
             stripped = _LEADER.sub(":", stripped)
         if "p(" in stripped:
@@ -652,6 +656,25 @@ class FigureReader:
             self._heading = heading  # statistics of the heading: the next line may hold more
 
     # -- shapes ----------------------------------------------------------------------------------------------
+    def _whole_line(self, s: str, line: str, routed: bool) -> bool:
+        """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line."""
+        if s.endswith(")") and self._unit_at_end(s, line, routed):
+            return True
+        if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
+            self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], line, routed)
+            return True
+        if s.startswith("[GIN]") and (gin := _GIN_ACCESS.match(s)) is not None:
+            self._gin(gin, line, routed)
+            return True
+        return False
+
+    def _described(self, heading: tuple, stat: re.Match, line: str, routed: bool) -> None:
+        """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03")."""
+        unit = None if stat["stat"] == "count" else heading[1]
+        self._add(f"{heading[0]} {stat['stat']}", stat["num"], unit, line, routed, bare=True,
+                  noise_label=f"{heading[0]} avg")
+        self._heading = heading
+
     def _bar(self, s: str, line: str, routed: bool) -> Optional[str]:
         """A progress bar's rate ("Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:01,
         2.32it/s]", tqdm's "Requests sent 100%|██████| 1000/1000 [ 6.49it/s 02:34/00:00 ]"), labelled by the bar's
@@ -851,22 +874,34 @@ class FigureReader:
             if s in _JSON_CLOSE:
                 nest = nest[:-1]
             else:
-                nest = nest + [[None, None]]
+                nest = nest + [[None, None, 0 if s[0] == "[" else None]]
             self._nest = nest or None
             return True
         m = _MEMBER.fullmatch(s)
+        if m is None and nest and nest[-1][2] is not None and (item := _ARRAY_ITEM.fullmatch(s)) is not None:
+            name = nest[-1][0] or (nest[-2][0] if len(nest) > 1 else None)  # "cpu_freqs_khz": [ 2400000, … ]
+            nest[-1][2] += 1
+            if name and nest[-1][2] <= LIST_ITEMS:
+                self._add(f"{_label(name)} [{nest[-1][2]}]", item[1], _key_unit(name), line, routed, bare=True)
+            return True
         if m is None or len(nest) >= MAX_JSON_DEPTH:
             self._nest = None
             return False
         key, value = m["key"], m["value"]
         if value in ("{", "["):
-            nest = nest + [[key, None]]
+            nest = nest + [[key, None, 0 if value == "[" else None]]
         elif key == "unit" and value.startswith('"') and nest:
             nest[-1][1] = value.strip('"')
+        elif value[0] == '"' and _QUOTED_NUMBER.fullmatch(value) is not None:  # "tokens_per_second": "161.70"
+            name, unit = nest[-1][:2] if nest else (None, None)
+            unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
+            self._add(_label(f"{name} {key}" if name else key), value.strip('"'), unit, line, routed, bare=True)
         elif value[0].isdigit() or value[0] in "+-":
-            name, unit = nest[-1] if nest else (None, None)
+            name, unit = nest[-1][:2] if nest else (None, None)
             label = f"{name} {key}" if name else key
             unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
+            if unit == "%" and label.lower().endswith(("_percent", "_pct")):  # "avg_gpu_load_percent": 0.0
+                label = label.rsplit("_", 1)[0]
             self._add(_label(label), value, unit, line, routed, bare=True)
         self._nest = nest or None
         return True
@@ -953,20 +988,30 @@ class FigureReader:
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
         unit from the column's brackets or suffix (``prefill_tps``, ``ttft (ms)``, ``kv_bytes``)."""
-        cells = s.split(",")
-        if len(cells) < MIN_CSV_COLUMNS:
+        cells = next(csv.reader([s])) if '"' in s else s.split(",")  # '"1,146.31"': a quoted cell keeps its comma
+        header = self._csv
+        by_row = header is not None and header[0].lower() in _ROW_HEADERS  # "Metric,avg,min,…": rows named first
+        if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
             return False
         numeric = [_CSV_NUMBER.fullmatch(c.strip()) is not None for c in cells]
-        header = self._csv
         if header is not None and (all(numeric) and len(cells) == len(header) or (
-                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))):
+                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))
+                or by_row and len(cells) == len(header) and not numeric[0] and all(numeric[1:])):
             # a row of numbers, or of numbers beside names and times (koboldcpp's benchmark CSV: Timestamp, Model, …);
-            # the trailing columns may be missing
-            for name, cell, is_number in zip(header, cells, numeric):
+            # the trailing columns may be missing; under a "Metric" column, each row's name labels its cells
+            row = cells[0].strip() if by_row and not numeric[0] else None
+            rm = _CELL_UNIT.match(row) if row else None  # "Time To First Token (ms)": the row's unit
+            for i, (name, cell, is_number) in enumerate(zip(header, cells, numeric)):
                 if cell.strip() and is_number:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
-                    self._add(_label(label), cell.strip(), unit, line, routed, bare=True)
+                    noise = None
+                    if row:
+                        subject = rm["label"] if rm else row
+                        noise = f"{subject} avg" if _STAT_COLUMN.fullmatch(label) else None  # "min" is the statistic
+                        label = subject + ("" if len(header) == 2 else f" {label}")
+                        unit = (rm["unit"] if rm and _unit_kind(rm["unit"], rm["label"])[1] else None) or unit
+                    self._add(_label(label), cell.strip(), unit, line, routed, noise_label=noise, bare=True)
             return True
         if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
             self._csv = [c.strip() for c in cells]
@@ -1172,8 +1217,10 @@ class FigureReader:
     @property
     def open(self) -> bool:
         """A fixed-width table's header or row was the last line: the next may be a row of bare numbers, which
-        the gate lets through only by chance, so it is to be fed whatever the gate says."""
-        return self._spaced is not None
+        the gate lets through only by chance, so it is to be fed whatever the gate says; or a JSON array printed
+        one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …)."""
+        return self._spaced is not None or (self._nest is not None and self._nest[-1][2] is not None) \
+            or self._heading is not None
 
     @property
     def full(self) -> bool:
@@ -1209,7 +1256,8 @@ class FigureReader:
 _CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
 _HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n_tokens, not the noise "n")
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
-              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"))
+              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"),
+              ("_percent", "%"), ("_pct", "%"))
 
 
 @functools.lru_cache(maxsize=4096)

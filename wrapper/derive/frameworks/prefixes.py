@@ -147,8 +147,9 @@ def _layers(line: str) -> tuple[int, re.Match | None]:
             break
         if rx is _LETTER_RX:
             # most lines' text starts with a letter: skip the search where none of its prefixes can start (syslog
-            # has a space fourth, compose a bar, ollama's slog time=)
-            if "|" not in line and not line.startswith(" ", pos + 3) and not line.startswith("time=", pos):
+            # has a space fourth, or a month's dot and a space after it, compose a bar, ollama's slog time=)
+            if "|" not in line and not line.startswith(" ", pos + 3) and ". " not in line[pos + 3:pos + 7] \
+                    and not line.startswith("time=", pos):
                 break
             m = rx.match(line, pos)
         elif rx is _DIGIT_RX:
