@@ -732,3 +732,11 @@ def test_a_label_that_opens_with_a_models_size_or_an_ordinal():
     (run,) = read("- 7B: 191.0 token/sec", "2nd token latency: 20.5 ms")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("7B", 191.0, "tokens/s"), ("2nd token latency", 20.5, "ms")]
+
+
+def test_nvidia_smis_gpu_row():
+    # ollama/ollama issue #5166 (held-out round 19): the table nvidia-smi prints, pasted under a docker log
+    (run,) = read("|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("GPU fan", 0, "%"), ("GPU power", 16, "W"), ("GPU memory used", 114, "MiB"),
+        ("GPU memory total", 24576, "MiB"), ("GPU util", 0, "%")]

@@ -52,7 +52,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 # heading such as "ttft_s" alone on its line, CSV rows and headers
                 rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
-                rb"|\" ?:[^\n!-~]*[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
+                rb"|\" ?:[^\n!-~]*\"?[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]"
                 rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=] ?\[[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END)

@@ -165,7 +165,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
-                  r"|(?<=\":)\s*[-+]?[0-9]|(?<=\" :)\s*[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
+                  r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
@@ -240,6 +240,10 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 _GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
 _GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bcs|ms|s)")
 _GO_UNITS = {"\u00b5s": "us", "\u03bcs": "us"}
+_SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
+                       r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
+_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
+                ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 BAR_VALUES = 3
@@ -665,6 +669,12 @@ class FigureReader:
             return True
         if s.startswith("[GIN]") and (gin := _GIN_ACCESS.match(s)) is not None:
             self._gin(gin, line, routed)
+            return True
+        if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
+            # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
+            for label, group, unit in _SMI_FIGURES:
+                if smi[group] is not None:
+                    self._add(label, smi[group], unit, line, routed)
             return True
         return False
 
