@@ -740,3 +740,27 @@ def test_nvidia_smis_gpu_row():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("GPU fan", 0, "%"), ("GPU power", 16, "W"), ("GPU memory used", 114, "MiB"),
         ("GPU memory total", 24576, "MiB"), ("GPU util", 0, "%")]
+
+
+def test_table_cells_with_a_spread_before_the_unit_pandas_index_and_a_times_sign():
+    # noamsto/nix-amd-ai #129 and GPULlama3.java PR #124 (held-out round 20): "1900.72 ± 33.74 t/s", "**1.27×**";
+    # the row's brackets "(patched)" qualify its name
+    (run,) = read("| Backend | pp512 | speedup |", "| --- | ---: | ---: |",
+                  "| ROCm (patched) | 1900.72 ± 33.74 t/s | **1.27×** |")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("ROCm (patched) pp512", 1900.72, "tokens/s"), ("ROCm (patched) pp512 \u00b1", 33.74, "tokens/s"),
+        ("ROCm (patched) speedup", 1.27, "x")]
+    # sglang PR #4666: a pandas DataFrame printed with its row index
+    reps = frameworks.parse_lines(["  forward_mode    throughput   latency  batch_size  num_tokens",
+                                   "0       EXTEND  18538.560266  0.110472           2        2048"])
+    got = {f["label"]: f["value"] for r in reps for f in r["figures"]}
+    assert got["EXTEND throughput"] == 18538.560266 and got["EXTEND latency"] == 0.110472
+    assert got["EXTEND num tokens"] == 2048 and "0" not in " ".join(got).split()
+
+
+def test_a_json_object_printed_after_a_log_lines_text():
+    # modelscope/evalscope issue #408 (held-out round 20): "… - evalscope - INFO - {" then its members
+    (rep,) = frameworks.parse_lines(["2025-03-20 17:05:25,055 - evalscope - INFO - {",
+                                     '  "Time taken for tests (s)": 375.537,', '  "Total requests": 480,', "}"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("Time taken for tests", 375.537, "s"), ("Total requests", 480, None)]

@@ -96,7 +96,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|\u6beb\u79d2|\u79d2|x)(?![\w/=])"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
@@ -190,7 +190,7 @@ _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 # a cell's value, maybe its spread ("1287.54 ± 66.23") or its share in brackets ("100 (100.0%)")
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
-                          + r")\s*(?:" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*%\))?")
+                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*%\))?")  # "1900.72 ± 33.74 t/s"
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
@@ -397,7 +397,7 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return unit, "rate"
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
-    if unit == "x":  # "Speedup: 1.12x", "Minimum concurrency: 3.31x"
+    if unit in ("x", "\u00d7"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**"
         return "x", "ratio"
     return None, None
 
@@ -888,6 +888,9 @@ class FigureReader:
             self._nest = nest or None
             return True
         m = _MEMBER.fullmatch(s)
+        if m is None and not nest and s.endswith(" {"):  # "… - evalscope - INFO - {": an object printed after a log's text
+            self._nest = [[None, None, None]]
+            return True
         if m is None and nest and nest[-1][2] is not None and (item := _ARRAY_ITEM.fullmatch(s)) is not None:
             name = nest[-1][0] or (nest[-2][0] if len(nest) > 1 else None)  # "cpu_freqs_khz": [ 2400000, … ]
             nest[-1][2] += 1
@@ -909,6 +912,9 @@ class FigureReader:
         elif value[0].isdigit() or value[0] in "+-":
             name, unit = nest[-1][:2] if nest else (None, None)
             label = f"{name} {key}" if name else key
+            km = _CELL_UNIT.match(key) if key.endswith(")") else None  # "Time taken for tests (s)": 375.537
+            if km is not None and _unit_kind(km["unit"], km["label"])[1] is not None:
+                label, unit = (f"{name} {km['label']}" if name else km["label"]), unit or km["unit"]
             unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
             if unit == "%" and label.lower().endswith(("_percent", "_pct")):  # "avg_gpu_load_percent": 0.0
                 label = label.rsplit("_", 1)[0]
@@ -943,7 +949,10 @@ class FigureReader:
             header = original = self._header_above(len(cells))
             indented = self._spaced_indented
         trailing = None
-        if header is not None and len(cells) == len(header) + 1 and values[0] is None:
+        if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
+            # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
+            header, cells, values = [""] + header, [""] + cells[1:], [None] + values[1:]
+        elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
             if indented:
                 header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
             elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
@@ -962,7 +971,7 @@ class FigureReader:
             for name, value in zip(header, values):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
-                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_in(name))
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
                     self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True)
             if trailing is not None:
@@ -1070,9 +1079,9 @@ class FigureReader:
             m = _CELL_UNIT.match(name)
             if m is not None and _unit_kind(m["unit"], m["label"])[1] is None:
                 m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": the brackets qualify the name
-            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or row_unit or _unit_word_in(name))
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
-            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None else None
+            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):
                 # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
                 row_names = " ".join(c for c, v in zip(cells, values) if c and v is None)
@@ -1081,7 +1090,9 @@ class FigureReader:
             stat = False
             if not by_column and row is not None:
                 rm = _CELL_UNIT.match(row)
-                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or row_unit or _key_unit(row))
+                if rm is not None and _unit_kind(rm["unit"], rm["label"])[1] is None:
+                    rm = None  # "ROCm (patched)": the brackets qualify the row's name
+                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else None
