@@ -764,3 +764,12 @@ def test_a_json_object_printed_after_a_log_lines_text():
                                      '  "Time taken for tests (s)": 375.537,', '  "Total requests": 480,', "}"])
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
         ("Time taken for tests", 375.537, "s"), ("Total requests", 480, None)]
+
+
+def test_a_rows_values_under_named_columns_are_not_its_setups_noise():
+    # noamsto/nix-amd-ai #61 (held-out round 20): the row names a backend, which alone would be a device's name;
+    # the column "build" is what makes its cell noise
+    (run,) = read("| image | build | pp512 | pp8192 |", "|---|---|---:|---:|",
+                  "| `vulkan-radv` | 10471 | 246.24 | 228.33 |")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("`vulkan-radv` pp512", 246.24), ("`vulkan-radv` pp8192", 228.33)]

@@ -1095,7 +1095,9 @@ class FigureReader:
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
-            noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else None
+            noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
+                name if several and name and row is not None and not by_column else None  # "| `rocm-7.14` | 298.30 |":
+            # a row of several values under named columns: each column says what its cells are, the row which setup
             if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise, bare=True):
                 if value["spread"]:
                     self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
