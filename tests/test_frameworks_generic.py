@@ -773,3 +773,12 @@ def test_a_rows_values_under_named_columns_are_not_its_setups_noise():
                   "| `vulkan-radv` | 10471 | 246.24 | 228.33 |")
     assert [(f.label, f.value) for f, _ in run.figures] == [
         ("`vulkan-radv` pp512", 246.24), ("`vulkan-radv` pp8192", 228.33)]
+
+
+def test_rates_per_minute_and_a_bar_of_no_known_total():
+    # AI-Hypercomputer/inference-benchmark PR #4 and evalscope issue #408 (held-out round 20)
+    (run,) = read("Requests/min: 62.30", "Output_tokens/min: 13539.97",
+                  "Processing: 471it [06:15,  1.28it/s]")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("Requests/min", 62.3, "req/min", "rate"), ("Output tokens/min", 13539.97, "tokens/min", "rate"),
+        ("Processing", 1.28, "it/s", "rate")]

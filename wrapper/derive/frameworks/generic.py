@@ -86,7 +86,8 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
                "tokens/second": "tokens/s", "token/second": "tokens/s",
-               "s/it": "s/it", "qps": "req/s", "rps": "req/s"}
+               "s/it": "s/it", "qps": "req/s", "rps": "req/s",
+               "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min"}
 _PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
@@ -195,6 +196,7 @@ _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
 _QUOTED_NUMBER = LazyPattern(r'"[-+]?\d+(?:\.\d+)?"')
+_PER_MINUTE = LazyPattern(r"(?:^|[ _])(tokens?|requests?|req)/min$")
 _ARRAY_ITEM = LazyPattern(r"([-+]?\d[\d.eE+-]*)\s*,?")  # one number of a JSON array printed one a line
 _JSON_OPEN = frozenset(("{", "[", "[{", "{,"))
 _JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
@@ -244,6 +246,8 @@ _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s+(?:(
                        r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
 _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
                 ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
+_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?\d+it \[(?:\d+:)?\d+:\d\d,\s*"
+                           r"(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it)\]")
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 BAR_VALUES = 3
@@ -608,6 +612,8 @@ class FigureReader:
         stripped = _normalized(text)
         if not stripped:
             return
+        if "it [" in stripped and not (stripped := self._counted_bar(stripped, text, routed)):
+            return
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
         if self._whole_line(stripped, text, routed):
@@ -714,6 +720,15 @@ class FigureReader:
             self._add(label, one["num"], _GO_UNITS.get(one["unit"], one["unit"]), line, routed)
         elif (ms := go_duration_ms(m["latency"])) is not None:
             self._add(label, repr(ms), "ms", line, routed)
+
+    def _counted_bar(self, s: str, line: str, routed: bool) -> str:
+        """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]"): its rate; what follows it."""
+        counted = _BAR_COUNTED.match(s)
+        if counted is None:
+            return s
+        label = _label(counted["desc"]) if counted["desc"] else BAR_LABEL
+        self._bar_rate(label, counted["num"], counted["unit"], line, routed)
+        return s[counted.end():].strip()
 
     def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:
         """One rate of a bar, at most BAR_VALUES per bar's label."""
@@ -1297,6 +1312,8 @@ def _key_unit(key: str) -> Optional[str]:
             return unit
     if low.endswith(("per_second", " per second")) and ("token" in low or "tok" in low):
         return "tokens/s"
+    if low.endswith("/min") and (per := _PER_MINUTE.search(low)) is not None:
+        return "tokens/min" if per[1].startswith("tok") else "req/min"  # "Requests/min: 62.30", "Output_tokens/min: …"
     if low.endswith(("fps", "/sec", "/s")):  # "FPS (hw_only) = 1328.83", "embeddings/sec: 0.74"
         return "fps" if low.endswith("fps") else low.rsplit(" ", 1)[-1].replace("/sec", "/s")
     if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
