@@ -782,3 +782,12 @@ def test_rates_per_minute_and_a_bar_of_no_known_total():
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Requests/min", 62.3, "req/min", "rate"), ("Output tokens/min", 13539.97, "tokens/min", "rate"),
         ("Processing", 1.28, "it/s", "rate")]
+
+
+def test_a_pipe_less_table_whose_first_cells_look_like_compose_prefixes():
+    # ml-explore/mlx PR #828 (held-out round 21): "Dtype | Prompt | …" is one compose prefix at most, so the rows'
+    # first cells ("fp16 | ") are the only ones lost, and their values stay under their columns
+    reps = frameworks.parse_lines(["Dtype | Prompt | Generation | Memory (GB)", "--- | --- | --- | --- ",
+                                   "fp16 | 494.712 | 26.333 | 13.659"])
+    assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
+        ("Prompt", 494.712, None), ("Generation", 26.333, None), ("Memory", 13.659, "GB")]

@@ -185,12 +185,13 @@ def _plain_layers(line: str):
     """prefixes._layers without its shortcuts: each layer's class regex tried as it stands."""
     from wrapper.derive.frameworks import prefixes
 
-    pos, timed = 0, None
+    pos, timed, composed = 0, None, False
     for _ in range(prefixes._MAX_LAYERS):
         rx = prefixes._BY_FIRST.get(line[pos]) if pos < len(line) else None
         m = None if rx is None else rx.match(line, pos)
-        if m is None or m.end() == pos:
+        if m is None or m.end() == pos or (m.lastgroup == "compose" and composed):
             break
+        composed = composed or m.lastgroup == "compose"
         if timed is None and m.lastgroup in prefixes._TIMED:
             timed = m
         pos = m.end()

@@ -1069,6 +1069,8 @@ class FigureReader:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         cells = [c.strip() for c in s.strip("|").split("|")]
+        if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
+            cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
         if all(set(c) <= _RULE_CHARS for c in cells):
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header

@@ -138,6 +138,7 @@ def _layers(line: str) -> tuple[int, re.Match | None]:
     """End of the prefix stack, and the outermost match that carries a time (or None)."""
     pos = 0
     timed = None
+    composed = False
     by_first = _BY_FIRST
     for _ in range(_MAX_LAYERS):
         if pos >= len(line):
@@ -158,8 +159,9 @@ def _layers(line: str) -> tuple[int, re.Match | None]:
             m = _LLAMA_RX.match(line, pos) or rx.match(line, pos)
         else:
             m = rx.match(line, pos)
-        if m is None or m.end() == pos:
-            break
+        if m is None or m.end() == pos or (m.lastgroup == "compose" and composed):
+            break  # one compose prefix at most: "Dtype | Prompt | Generation | …" is a table's row, not three services
+        composed = composed or m.lastgroup == "compose"
         if timed is None and m.lastgroup in _TIMED:
             timed = m
         pos = m.end()
