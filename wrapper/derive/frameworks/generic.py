@@ -174,9 +174,9 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
                   r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
                   r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9])"  # a list after its label ("Latencies: [2561.47, …]")
-                  r"|(?<=\])[ \t]{2,}[-+]?[0-9]"
+                  r"|(?<=\])[ \t]{2,}[-+]?[0-9]"  # values after their names' bracket ("Bytes In  [total, mean]  9686, …")
                   r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
-                  r"|(?<=\)):\s*$)")  # a heading with its unit: "First token latency(msecs):"  # values after their names' bracket ("Bytes In  [total, mean]  9686, 1937.20")  # a list after its label ("Latencies: [2561.47, …]")  # TorchServe's "….Megabytes:4818.03|#…"
+                  r"|(?<=\)):\s*$)")  # a heading with its unit: "First token latency(msecs):"
 # Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
 # statistics, not the limits _NOISE leaves out ("max tokens 512").
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
@@ -241,7 +241,6 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 # gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
 _GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
 _GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bcs|ms|s)")
-_GO_UNITS = {"\u00b5s": "us", "\u03bcs": "us"}
 _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
                        r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
 _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
@@ -404,6 +403,12 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if unit in ("x", "\u00d7"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**"
         return "x", "ratio"
     return None, None
+
+
+def _bracket_unit(text: str) -> Optional[re.Match]:
+    """``text``'s brackets at its end when they hold a unit ("TTFT (ms)"), else None ("ROCm (patched)")."""
+    m = _CELL_UNIT.match(text)
+    return m if m is not None and _unit_kind(m["unit"], m["label"])[1] is not None else None
 
 
 def _unit_word_in(name: str) -> Optional[str]:
@@ -621,7 +626,8 @@ class FigureReader:
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
             return
-        if "-|" in stripped.replace(" ", "") and self._rule_without_pipes(stripped):
+        if "|" in stripped and "-" in stripped and "-|" in stripped.replace(" ", "") \
+                and self._rule_without_pipes(stripped):
             return
         self._header = None
         if "," in stripped and self._csv_line(stripped, text, routed):
@@ -667,7 +673,8 @@ class FigureReader:
 
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
-        """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line."""
+        """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
+        nvidia-smi's GPU row."""
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -717,7 +724,7 @@ class FigureReader:
         label = f"GIN {m['method']} {m['path'][:40]} latency"
         one = _GO_ONE_UNIT.fullmatch(m["latency"])
         if one is not None:
-            self._add(label, one["num"], _GO_UNITS.get(one["unit"], one["unit"]), line, routed)
+            self._add(label, one["num"], one["unit"], line, routed)  # "23.585µs": _unit_kind makes it "us"
         elif (ms := go_duration_ms(m["latency"])) is not None:
             self._add(label, repr(ms), "ms", line, routed)
 
@@ -920,15 +927,12 @@ class FigureReader:
             nest = nest + [[key, None, 0 if value == "[" else None]]
         elif key == "unit" and value.startswith('"') and nest:
             nest[-1][1] = value.strip('"')
-        elif value[0] == '"' and _QUOTED_NUMBER.fullmatch(value) is not None:  # "tokens_per_second": "161.70"
-            name, unit = nest[-1][:2] if nest else (None, None)
-            unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
-            self._add(_label(f"{name} {key}" if name else key), value.strip('"'), unit, line, routed, bare=True)
-        elif value[0].isdigit() or value[0] in "+-":
+        elif value[0].isdigit() or value[0] in "+-" or _QUOTED_NUMBER.fullmatch(value) is not None:
+            value = value.strip('"')  # "tokens_per_second": "161.70"
             name, unit = nest[-1][:2] if nest else (None, None)
             label = f"{name} {key}" if name else key
-            km = _CELL_UNIT.match(key) if key.endswith(")") else None  # "Time taken for tests (s)": 375.537
-            if km is not None and _unit_kind(km["unit"], km["label"])[1] is not None:
+            km = _bracket_unit(key) if key.endswith(")") else None  # "Time taken for tests (s)": 375.537
+            if km is not None:
                 label, unit = (f"{name} {km['label']}" if name else km["label"]), unit or km["unit"]
             unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
             if unit == "%" and label.lower().endswith(("_percent", "_pct")):  # "avg_gpu_load_percent": 0.0
@@ -979,9 +983,9 @@ class FigureReader:
                 cells = cells[:-1] + [""]
             row = " ".join(c for c, v in zip(cells, values) if v is None and c).rstrip(":")
             stat = _STAT_COLUMN.fullmatch(row.strip()) is not None  # "P50:", "AVG": the row is a statistic
-            rm = _CELL_UNIT.match(row)
+            rm = _bracket_unit(row)
             row_unit = None
-            if rm is not None and _unit_kind(rm["unit"], rm["label"])[1] is not None:
+            if rm is not None:
                 row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
             for name, value in zip(header, values):
                 if value is not None:
@@ -1035,7 +1039,7 @@ class FigureReader:
             # the trailing columns may be missing; under a "Metric" column, each row's name labels its cells
             row = cells[0].strip() if by_row and not numeric[0] else None
             rm = _CELL_UNIT.match(row) if row else None  # "Time To First Token (ms)": the row's unit
-            for i, (name, cell, is_number) in enumerate(zip(header, cells, numeric)):
+            for name, cell, is_number in zip(header, cells, numeric):
                 if cell.strip() and is_number:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
@@ -1093,9 +1097,7 @@ class FigureReader:
         for name, value in zip(header, values):
             if value is None:
                 continue
-            m = _CELL_UNIT.match(name)
-            if m is not None and _unit_kind(m["unit"], m["label"])[1] is None:
-                m = None  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": the brackets qualify the name
+            m = _bracket_unit(name)  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": no unit
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
@@ -1106,9 +1108,7 @@ class FigureReader:
                 by_column = True
             stat = False
             if not by_column and row is not None:
-                rm = _CELL_UNIT.match(row)
-                if rm is not None and _unit_kind(rm["unit"], rm["label"])[1] is None:
-                    rm = None  # "ROCm (patched)": the brackets qualify the row's name
+                rm = _bracket_unit(row)  # "ROCm (patched)": the brackets qualify the row's name
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
@@ -1258,7 +1258,8 @@ class FigureReader:
     def open(self) -> bool:
         """A fixed-width table's header or row was the last line: the next may be a row of bare numbers, which
         the gate lets through only by chance, so it is to be fed whatever the gate says; or a JSON array printed
-        one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …)."""
+        one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …), or a heading whose statistics may
+        follow (pandas' ``describe()`` rows: ``mean     204.032341``)."""
         return self._spaced is not None or (self._nest is not None and self._nest[-1][2] is not None) \
             or self._heading is not None
 
