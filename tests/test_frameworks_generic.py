@@ -681,7 +681,8 @@ def test_a_part_of_the_works_time_is_a_figure_its_index_or_count_is_not():
 def test_pairs_after_a_rate_of_unknown_unit_and_a_total_tokens_key():
     # opentelemetry-demo PR #3788's load generator, ai-on-gke's latency profile generator (held-out round 18)
     (run,) = read("  t=   74s  rate= 24.3/min  sent=  25  done=  23", '"total_output_token": 276,')
-    assert {f.label: f.value for f, _ in run.figures} == {"t": 74, "sent": 25, "done": 23, "total output token": 276}
+    assert {f.label: f.value for f, _ in run.figures} == {"t": 74, "rate": 24.3, "sent": 25, "done": 23,
+                                                          "total output token": 276}
 
 
 def test_a_column_named_by_a_settings_value_holds_measurements():
@@ -738,7 +739,7 @@ def test_nvidia_smis_gpu_row():
     # ollama/ollama issue #5166 (held-out round 19): the table nvidia-smi prints, pasted under a docker log
     (run,) = read("|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
-        ("GPU fan", 0, "%"), ("GPU power", 16, "W"), ("GPU memory used", 114, "MiB"),
+        ("GPU fan", 0, "%"), ("GPU temperature", 38, "\u00b0C"), ("GPU power", 16, "W"), ("GPU memory used", 114, "MiB"),
         ("GPU memory total", 24576, "MiB"), ("GPU util", 0, "%")]
 
 
@@ -791,3 +792,52 @@ def test_a_pipe_less_table_whose_first_cells_look_like_compose_prefixes():
                                    "fp16 | 494.712 | 26.333 | 13.659"])
     assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
         ("Prompt", 494.712, None), ("Generation", 26.333, None), ("Memory", 13.659, "GB")]
+
+
+def test_temperatures_are_a_kind_of_their_own_never_the_sampling_setting():
+    # llm_rs2's benchmark README (held-out round 19): "Temp (°C)" columns and "temp_c" keys; "temperature = 0.8"
+    # (a sampling setting, no unit) stays noise
+    (run,) = read("GPU temperature: 61 \u00b0C", "| Temp (\u00b0C) | Power (W) |", "|---|---|", "| 37.9 | 250 |",
+                  '{"gpu_temp_c": 55}', "CPU Temp: 45.0 degC", "temperature = 0.8")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("GPU temperature", 61, "\u00b0C", "temperature"), ("Temp", 37.9, "\u00b0C", "temperature"),
+        ("Power", 250, "W", "power"), ("gpu temp c", 55, "\u00b0C", "temperature"),
+        ("CPU Temp", 45.0, "\u00b0C", "temperature")]
+
+
+def test_two_column_csv_under_metric_value_and_a_unit_named_in_the_label():
+    # genai-perf's profile_export CSV (held-out round 19); AI-Hypercomputer's benchmark (held-out round 20)
+    (run,) = read("Metric,Value", "Output Token Throughput (per sec),261.25", "Request Count (count),40.00",
+                  "Average milliseconds/request (includes waiting time on server): 18217.93")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("Output Token Throughput", 261.25, None, "rate"), ("Request Count", 40, None, "count"),
+        ("Average milliseconds/request", 18217.93, "ms", "duration")]
+
+
+def test_llama_cpp_device_memory_a_download_bar_bits_per_weight_and_a_rate_per_minute():
+    # llama.cpp #24066, EuroEval #1120 (held-out round 21), a load generator's progress (held-out round 18)
+    (run,) = read("0.00.045.584 I   - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)",
+                  "config.json: 2.09kB [00:00, 15.8MB/s]", "print_info: file size   = 60.85 GiB (4.85 BPW)",
+                  "  t=   74s  rate= 24.3/min  sent=  25")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.kind != "value"] == [
+        ("Vulkan0 memory total", 8192, "MiB"), ("Vulkan0 memory free", 8169, "MiB"), ("config.json size", 2.09, "kB"),
+        ("config.json", 15.8, "MB/s"), ("file size", 60.85, "GiB"), ("bits per weight", 4.85, "BPW"),
+        ("t", 74, "s"), ("rate", 24.3, "/min")]
+
+
+def test_members_of_a_task_or_batch_are_counts_and_projects_named_like_source_files_are_no_noise():
+    # llama-server's slot lines (held-out rounds 11, 19, 21), mistral.rs #903 (held-out round 22)
+    (run,) = read("slot update_slots: id  3 | task 0 | new prompt, n_ctx_slot = 32768, n_keep = -1, task.n_tokens = 7172",
+                  "| Platform | TG (256) T/s |", "| -- | -- |", "| mistral.rs | 37.39 | ", "| llama.cpp | 38.94 | ",
+                  "whisper_print_timings:   batchd time =  65441.72 ms / 36864 runs (     1.78 ms per run)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.label != "n keep"] == [
+        ("task.n tokens", 7172, None), ("mistral.rs", 37.39, "tokens/s"), ("llama.cpp", 38.94, "tokens/s"),
+        ("batchd time", 65441.72, "ms"), ("batchd time tokens", 36864, "runs"), ("per run", 1.78, "ms")]
+
+
+def test_a_spread_beside_a_unitless_cell_and_a_box_around_text():
+    # premAI's benchmarks README and GuideLLM's progress box (held-out round 22)
+    (run,) = read("| Engine | float32 |", "|---|---|", "| burn | 13.12 \u00b1 0.85 |")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("burn", 13.12, None), ("burn \u00b1", 0.85, None)]
+    (run,) = read("\u2502 [14:08:32]   100% concurrent   (0.12 req/sec avg)     \u2502")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("concurrent", 100, "%"), ("avg", 0.12, "req/s")]

@@ -89,21 +89,26 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "s/it": "s/it", "qps": "req/s", "rps": "req/s",
                "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min"}
 _PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
+# A bracket that remarks on a figure, left out of its label: "Average milliseconds/request (includes waiting time
+# on server): 18217.93"
+_REMARKS = ("includ", "exclud", "incl.", "excl.", "e.g.", "i.e.")
+_PER_ITEM = LazyPattern(r"\b(milliseconds|seconds|ms|s)/[a-z_]+$", re.I)  # a label naming its unit: "milliseconds/request"
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
+_TEMPERATURE_UNITS = frozenset(("\u00b0c", "\u2103", "degc", "celsius"))  # "38.1 °C", "temp_c": a device's temperature
 _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
                 "queries": "queries"}
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
 _VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
-_BEFORE_CHARS = 64
+_BEFORE_CHARS = 96
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
 # Their parts may be separated by ", " or ":" ("0h, 0m, 3s", "006h:08m:39s": one duration, never the "0h" first).
 _MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:(?:,\s*|:)?\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+"
@@ -161,7 +166,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|x(?!\w))"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|\u00b0C|\u2103|degC|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
@@ -170,6 +175,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
+                  r"|(?<=etric,)[A-Za-z]|(?<=[A-Za-z)],)\"?[-+]?[0-9][0-9.,]*\"?\s*$"  # two columns: "Metric,Value", "Name (ms),12.5"
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
                   r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
                   r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
@@ -241,12 +247,15 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 # gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
 _GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
 _GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bcs|ms|s)")
-_SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
+_SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
                        r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
-_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
+# llama.cpp's device list: "  - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)"
+_DEVICE_MEMORY = LazyPattern(r"-\s*(?P<dev>[A-Za-z][\w.-]*)\s+:.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
+_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
                 ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
-_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?\d+it \[(?:\d+:)?\d+:\d\d,\s*"
-                           r"(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it)\]")
+# ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
+_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
+                           r"\[(?:\d+:)?\d+:\d\d,\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 BAR_VALUES = 3
@@ -264,7 +273,7 @@ _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|
                     r"per block|units per", re.I)
 # What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
 # noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
-_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b|\bstep\b|epoch|index|\bidx",
+_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b(?!\.)|\bstep\b|epoch|index|\bidx",
                            re.I)
 _TIMED_KINDS = frozenset(("duration", "rate"))
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
@@ -275,7 +284,7 @@ _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
 # A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
 # noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
 # labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
-_SETTING = LazyPattern(r"batch|\bmaximum\b|\bminimum\b", re.I)
+_SETTING = LazyPattern(r"batch(?!\.n[ _]|d\b)|\bmaximum\b|\bminimum\b", re.I)
 # A column named by a setting's value ("Batch 1", "bs=8", "ctx 4096"): its cells are measurements at that setting,
 # noise or not by their row's name.
 _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|conc|threads?|n)\s*[=:]?\s*\d+", re.I)
@@ -299,7 +308,8 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgp
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 # A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
-_SOURCE_FILE = LazyPattern(r"\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
+# a source file's name ("[metrics.py:536]"), not a project named like one ("| mistral.rs | 37.39 |", "llama.cpp")
+_SOURCE_FILE = LazyPattern(r"(?<!llama)(?<!whisper)(?<!mistral)(?<!bitnet)(?<!chatglm)(?<!diffusion)\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
 # llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
 _FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
 _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
@@ -400,6 +410,12 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return unit, "rate"
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
+    if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)
+        return "\u00b0C", "temperature"
+    if low == "/min":  # "rate= 24.3/min": a load generator's requests a minute
+        return "/min", "rate"
+    if low == "bpw":  # "file size = 60.85 GiB (4.85 BPW)": bits per weight, a quantization's density
+        return "BPW", "ratio"
     if unit in ("x", "\u00d7"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**"
         return "x", "ratio"
     return None, None
@@ -443,7 +459,7 @@ def _statistic(stat: str, unit: Optional[str], s: str, heading: Optional[tuple])
     return stat, unit, False
 
 
-def _joined_label(last: str, kind: Optional[str]) -> str:
+def _joined_label(last: str, kind: Optional[str], unit: Optional[str] = None) -> str:
     """The label of an unlabelled figure that follows one: "prompt time: 15761 ms / 17 tokens (927.1 ms/token)"
     gives "prompt time tokens" and "prompt time tokens rate"; "total 9.55 ms, 104.73 tok/s, 1466.57 GB/s" gives
     "total rate" twice (the values and units tell them apart)."""
@@ -451,6 +467,8 @@ def _joined_label(last: str, kind: Optional[str]) -> str:
         return last if last.endswith(" rate") else f"{last} rate"
     if kind == "count" and "token" not in last.lower():
         return f"{last} tokens"
+    if kind == "ratio" and unit == "BPW":  # "file size = 60.85 GiB (4.85 BPW)": the model's, whatever its label
+        return "bits per weight"
     return last
 
 
@@ -479,6 +497,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True  # a setting, a code, a clock
     if _SOURCE_FILE.search(label) is not None:
         return True
+    if kind == "temperature":  # degrees are a device's reading: "temperature" names a sampling setting elsewhere
+        return False
     if kind == "percent" and label.endswith("percentile"):  # trtexec's "percentile(99%)": which one, a setting
         return True
     if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
@@ -581,7 +601,9 @@ def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
     """The unit a label's key names when none is printed: prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)",
     "tokensPerSec 49.97"."""
     if shape in ("pair", "bracket"):
-        return _key_unit(label.split(" (", 1)[0].strip())
+        name = label.split(" (", 1)[0].strip()
+        per = _PER_ITEM.search(name) if "/" in name else None  # "Average milliseconds/request: 18217.93"
+        return _key_unit(name) if per is None else _TIME_UNITS[per[1].lower()]
     if shape == "spaced" and label and ("_" in label or not label.islower()):
         return _key_unit(label.rsplit(" ", 1)[-1])
     return None
@@ -617,7 +639,7 @@ class FigureReader:
         stripped = _normalized(text)
         if not stripped:
             return
-        if "it [" in stripped and not (stripped := self._counted_bar(stripped, text, routed)):
+        if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
@@ -683,6 +705,10 @@ class FigureReader:
         if s.startswith("[GIN]") and (gin := _GIN_ACCESS.match(s)) is not None:
             self._gin(gin, line, routed)
             return True
+        if s.endswith("MiB free)") and (device := _DEVICE_MEMORY.match(s)) is not None:
+            self._add(f"{device['dev']} memory total", device["total"], "MiB", line, routed)
+            self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
+            return True
         if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
             # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
             for label, group, unit in _SMI_FIGURES:
@@ -729,11 +755,14 @@ class FigureReader:
             self._add(label, repr(ms), "ms", line, routed)
 
     def _counted_bar(self, s: str, line: str, routed: bool) -> str:
-        """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]"): its rate; what follows it."""
+        """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]", a download's "2.09kB [00:00,
+        15.8MB/s]"): its rate (and size); what follows it."""
         counted = _BAR_COUNTED.match(s)
         if counted is None:
             return s
         label = _label(counted["desc"]) if counted["desc"] else BAR_LABEL
+        if counted["size"] is not None:
+            self._bar_rate(f"{label} size", counted["size"], counted["sunit"], line, routed)
         self._bar_rate(label, counted["num"], counted["unit"], line, routed)
         return s[counted.end():].strip()
 
@@ -857,7 +886,7 @@ class FigureReader:
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
                 # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
-                label, unit = f"{label} ({unit})", m["unit"]
+                label, unit = (label if unit.startswith(_REMARKS) else f"{label} ({unit})"), m["unit"]
             unit = unit if shape == "bracket" else m["unit"]
             spread = _SPREAD.match(s, m.end()) if spreads else None
             if spread is not None:
@@ -874,7 +903,7 @@ class FigureReader:
                         label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
                     shape = "after"
             if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
-                label, shape = _joined_label(last[0], _unit_kind(unit, "")[1]), "joined"
+                label, shape = _joined_label(last[0], _unit_kind(unit, "")[1], unit), "joined"
             elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
                 # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
                 label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
@@ -1078,6 +1107,9 @@ class FigureReader:
         if all(set(c) <= _RULE_CHARS for c in cells):
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header
+        if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
+            self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
+            return
         values = [_CELL_VALUE.fullmatch(c) for c in cells]
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
@@ -1094,7 +1126,7 @@ class FigureReader:
             if fraction is not None and name and row is not None:  # "Successful Requests" over "3247/3248"
                 self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
                 self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
-        for name, value in zip(header, values):
+        for column, (name, value) in enumerate(zip(header, values)):
             if value is None:
                 continue
             m = _bracket_unit(name)  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": no unit
@@ -1103,7 +1135,7 @@ class FigureReader:
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):
                 # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
-                row_names = " ".join(c for c, v in zip(cells, values) if c and v is None)
+                row_names = " ".join(c for c, v in zip(cells[:column], values) if c and v is None)  # those before it
                 label, unit = f"{row_names} {name}".strip() if um.end() < len(name) else (row_names or name), um[0]
                 by_column = True
             stat = False
@@ -1116,8 +1148,8 @@ class FigureReader:
                 name if several and name and row is not None and not by_column else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             if self._add(_label(label), value["num"], unit, line, routed, noise_label=noise, bare=True):
-                if value["spread"]:
-                    self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise)
+                if value["spread"]:  # "13.12 ± 0.85": bare as the value it qualifies
+                    self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise, bare=True)
                 elif value["share"]:
                     self._add(_label(label), value["share"], "%", line, routed, noise_label=noise)
 
@@ -1310,6 +1342,8 @@ def _key_unit(key: str) -> Optional[str]:
             return "tokens/s"
         if "request" in low or "req" in low:
             return "req/s"
+    if low.endswith(("temp_c", "temperature_c", "celsius")):  # "gpu_temp_c": degrees, not the "_c" of a count
+        return "celsius"
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit
