@@ -841,3 +841,75 @@ def test_a_spread_beside_a_unitless_cell_and_a_box_around_text():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("burn", 13.12, None), ("burn \u00b1", 0.85, None)]
     (run,) = read("\u2502 [14:08:32]   100% concurrent   (0.12 req/sec avg)     \u2502")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("concurrent", 100, "%"), ("avg", 0.12, "req/s")]
+
+
+# ikawrakow/ik_llama.cpp PR #1894 (comment by ubergarm, 2026-05-29): a typeset minus sign in each change
+IK_DELTAS = ("| Metric | Summary (main) | Summary (PR #1894) | Coding (main) | Coding (PR #1894) |",
+             "|---|---|---|---|---|",
+             "| **Prefill (tok/s)** | 1,499 | 1,483 (\u22121.1%) | 1,505 | 1,500 (\u22120.3%) |",
+             "| **Token acceptance** | 55.3% | 50.1% (\u22125.2pp) | 60.9% | 59.0% (\u22121.9pp) |")
+
+
+def test_a_cells_signed_change_in_brackets_is_a_change_figure_in_percent_or_percentage_points():
+    got = {f.label: (f.value, f.unit, f.kind) for run in read(*IK_DELTAS) for f, _ in run.figures}  # a run per prefill
+    assert got["Prefill Summary (PR #1894)"] == (1483.0, "tokens/s", "rate")
+    assert got["Prefill Summary (PR #1894) change"] == (-1.1, "%", "percent")
+    assert got["Prefill Coding (PR #1894) change"] == (-0.3, "%", "percent")
+    assert got["Token acceptance Summary (PR #1894)"] == (50.1, "%", "percent")
+    assert got["Token acceptance Summary (PR #1894) change"] == (-5.2, "pp", "percent")
+    assert got["Token acceptance Coding (PR #1894) change"] == (-1.9, "pp", "percent")
+
+
+def test_a_change_from_one_value_to_another_in_a_line_and_in_a_cell():
+    # llm_rs2's benchmark log (the corpus's unknown__llm_rs2-2026-01-…): "37.9 -> 37.6 (Max 38.1)" under "Temp (°C)"
+    runs = read("| Date | Model | TTFT (ms) | Temp (\u00b0C) | Mem (MB) |", "| :--- | :--- | :--- | :--- | :--- |",
+                "| 2026-01-29 09:04 | llama3.2-1b | **160.9** | 37.9 -> 37.6 (Max 38.1) | 3850 |",
+                "profile  : 15 -> 60 RPM over 360s")  # the corpus's unknown__2026-08-otel-demo-llm-loadgen-…
+    got = {f.label: (f.value, f.unit, f.kind) for run in runs for f, _ in run.figures}
+    assert got["Temp"] == (37.6, "\u00b0C", "temperature")
+    assert got["Temp from"] == (37.9, "\u00b0C", "temperature")
+    assert got["Temp max"] == (38.1, "\u00b0C", "temperature")
+    assert got["profile"] == (60.0, None, "value") and got["profile from"] == (15.0, None, "value")
+    (run,) = read("Decode speed: 12.3 -> 15.6 tok/s")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Decode speed", 15.6, "tokens/s"), ("Decode speed from", 12.3, "tokens/s")]
+
+
+# SYSTRAN/faster-whisper PR #856 (comment by Jiltseb, 2024-05-28): tab-separated tables quoted with "> "
+WHISPER_TABLES = ("> System\tWER", "> Faster-Whisper\t3.097", "> Batched Faster-Whisper\t1.773",
+                  "> System\tMaximum increase of RAM\tMaximum GPU memory usage\tMaximum GPU power usage",
+                  "> Batched Faster-Whisper\t1768 MiB\t9024MiB / 32768MiB\t273W / 250W")
+
+
+def test_a_two_column_tab_table_and_cells_of_a_size_used_out_of_a_total():
+    (run,) = read(*WHISPER_TABLES)
+    got = {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert got["Faster-Whisper WER"] == (3.097, None, "value")
+    assert got["Batched Faster-Whisper WER"] == (1.773, None, "value")  # "Batched" names a system, no batch setting
+    assert got["Batched Faster-Whisper Maximum GPU memory usage"] == (9024.0, "MiB", "size")  # a usage: measured
+    # a label keeps its last six words (MAX_LABEL_WORDS)
+    assert got["Faster-Whisper Maximum GPU memory usage total"] == (32768.0, "MiB", "size")
+    assert got["Batched Faster-Whisper Maximum GPU power usage"] == (273.0, "W", "power")
+    assert got["Faster-Whisper Maximum GPU power usage total"] == (250.0, "W", "power")
+    (run,) = read("Model   Batch size   Time", "llama  8  3.2s")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("llama Time", 3.2)]  # a batch size stays a setting
+
+
+def test_statistics_of_a_json_object_printed_over_lines_keep_min_and_max():
+    # kubernetes-sigs/inference-perf PR #215 (description, ~2025-09): the lifecycle report's latency objects
+    (run,) = read("{", '  "successes": {', '    "latency": {', '      "request_latency": {',
+                  '        "mean": 15.593178573027828,', '        "min": 0.18490204284898937,',
+                  '        "max": 71.12386345583946', "      },", '      "schedule_delay": {',
+                  '        "min": -0.0010661035776138306,', "      }")
+    got = {f.label: (f.value, f.kind) for f, _ in run.figures}
+    assert got["request latency min"] == (0.18490204284898937, "duration")
+    assert got["request latency max"] == (71.12386345583946, "duration")
+    assert got["schedule delay min"] == (-0.0010661035776138306, "value")
+
+
+def test_vllms_misspelt_gib_is_a_size():
+    # vllm-project/vllm issue #12155 (vLLM 0.6.4's memory profiling line)
+    (run,) = read("Memory profiling results: total_gpu_memory=23.64GiB memory_usage_post_profile=7.89Gib "
+                  "kv_cache_size=12.67GiB")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["memory usage post profile"] == (7.89, "GiB")

@@ -24,6 +24,10 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
 * CSV: a header of 3+ names, then rows of as many numbers; each cell labelled by its column (unit from its
   brackets or suffix: ``prefill_tps``, ``ttft (ms)``, ``kv_bytes``);
 * a shell's ``time`` line (zsh's ``12.77s user 8.83s system 131% cpu 16.393 total``, GNU time's ``…elapsed``).
+* a change from one value to another, ``Decode speed: 12.3 -> 15.6 tok/s`` (``Decode speed`` 15.6, ``Decode speed
+  from`` 12.3); in a table cell with a statistic after it, ``37.9 -> 37.6 (Max 38.1)`` (``… from``, ``… max``);
+* a table cell's signed change in brackets, ``1,483 (−1.1%)``, ``50.1% (−5.2pp)`` (``… change``, in % or percentage
+  points), and a cell used out of a total, ``4644MiB / 32768MiB`` (``… total``).
 
 A figure needs a unit, or a label naming tokens/requests (a count) or a ratio (``_RATIO``: concurrency,
 acceptance, speed-up, utilization, …); else, in a strong shape (``label: n``, ``key=n``, a JSON member, a table's
@@ -102,7 +106,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries"}
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
@@ -145,6 +149,15 @@ _JOINED = LazyPattern(r"[\s,(=/@]*")  # "63.27ms @ 15.81 tok/s/user": the rate o
 _PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
+# A change from one value to another: "Decode: 12.3 -> 15.6 tok/s", a cell "37.9 -> 37.6 (Max 38.1)" (its last bracket
+# a statistic of the same quantity)
+_ARROW_SIGN = r"\s*(?:->|\u2192|=>)\s*"
+_ARROW = LazyPattern(r"(?<![\w.])(?P<a>" + _NUM + r")\s*(?P<aunit>" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM
+                     + r")\s*(?P<bunit>" + _UNIT + r")?(?![\w.])")
+_ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
+                          + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
+# A cell of a size or power used out of a total: "4644MiB / 32768MiB", "245W / 250W"
+_OF_TOTAL_CELL = LazyPattern(r"(?P<used>" + _NUM + r"\s*(?:" + _UNIT + r"))\s*/\s*(?P<total>" + _NUM + r")\s*(?:" + _UNIT + r")")
 _METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobytes": "kB", "Bytes": "B",
                  "Milliseconds": "ms", "Microseconds": "us", "Seconds": "s", "Count": None}
 _UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
@@ -195,9 +208,10 @@ _LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s"
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
 _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
-# a cell's value, maybe its spread ("1287.54 ± 66.23") or its share in brackets ("100 (100.0%)")
+# a cell's value, maybe its spread ("1287.54 ± 66.23"), its share in brackets ("100 (100.0%)") or its change against
+# another column, signed ("74.22 (-9.3%)", "50.1% (-5.2pp)": percentage points)
 _CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
-                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*%\))?")  # "1900.72 ± 33.74 t/s"
+                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*(?P<shunit>%|pp)\))?")  # "1900.72 ± 33.74 t/s"
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
 # then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
@@ -237,7 +251,8 @@ _SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\
                           r"(?:(?P<cpu>\d+)% ?cpu (?P<total>(?:\d+:){0,2}\d+(?:\.\d+)?) total"
                           r"|(?P<elapsed>(?:\d+:){1,2}\d+(?:\.\d+)?)elapsed (?P<gcpu>\d+)%CPU)")
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
-_FULL_WIDTH = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d", ":(),=")
+# CJK text's full-width colon, brackets, comma and equals; the minus sign U+2212 of a typeset delta ("(\u22121.1%)")
+_PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
 _BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*(?P<done>\d+)/(?P<total>\d+)\s*"
                    r"\[(?P<inner>[^\]]*)\]")
@@ -284,13 +299,13 @@ _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
 # A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
 # noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
 # labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
-_SETTING = LazyPattern(r"batch(?!\.n[ _]|d\b)|\bmaximum\b|\bminimum\b", re.I)
+_SETTING = LazyPattern(r"batch(?!\.n[ _]|d\b|ed\b)|\bmaximum\b|\bminimum\b", re.I)
 # A column named by a setting's value ("Batch 1", "bs=8", "ctx 4096"): its cells are measurements at that setting,
 # noise or not by their row's name.
 _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|conc|threads?|n)\s*[=:]?\s*\d+", re.I)
 _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
-_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|peak|inflight|in-flight|queued)\b", re.I)
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued)\b", re.I)
 _SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
@@ -328,7 +343,7 @@ _UNITLESS_KINDS = frozenset(("duration", "rate"))
 # does not know ("12 files"), and then it is no figure.
 _BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=])")
 _UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
-                                 r"(?: (?:mean|avg|median|p\d{1,2}))?$")
+                                 r"(?: (?:mean|avg|median|min|max|std|stddev|p\d{1,2}(?:\.\d+)?))?$")
 _NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
 # A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
 _AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
@@ -341,7 +356,8 @@ MAX_LABEL_WORDS = 6
 _SEP = LazyPattern(r"[\s_]+")
 # Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms").
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
-                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer")
+                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
+                       r" from $")  # "Decode speed from": the value a change came from (``_arrows``), not the run's
 
 
 class Figure(NamedTuple):
@@ -393,6 +409,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return None, None
     if unit == "%":
         return "%", "percent"
+    if unit == "pp":  # "(-5.2pp)" beside a percentage in a table cell: its change in percentage points
+        return "pp", "percent"
     low = unit.lower().strip()
     if low not in _RATE_UNITS and "/sec" in low:  # "req/sec", "tokens/second": per second however spelled
         low = _PER_SECOND.sub("/s", low)
@@ -404,6 +422,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _COUNT_UNITS[low], "count"
     if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
+    if unit in ("Kib", "Mib", "Gib", "Tib"):  # vLLM 0.6's "memory_usage_post_profile=7.89Gib": its GiB misspelt
+        return unit[:-1] + "B", "size"
     if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
         return _SIZE_WORDS[low], "size"
     if unit.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
@@ -592,9 +612,36 @@ def _normalized(text: str) -> str:
             return ""
     if stripped[0] in "\u2502\u2503\u2551":
         stripped = stripped.translate(_BOX_BARS)
-    if not stripped.isascii():  # "显存占用：14881MiB": CJK text's full-width colon and brackets
-        stripped = stripped.translate(_FULL_WIDTH)
+    if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
+        stripped = stripped.translate(_PLAIN_PUNCTUATION)
     return stripped
+
+
+def _cell_values(cells: list) -> tuple:
+    """(each cell's value match or None, each cell's other figures [(label suffix, number), …]) of a table row."""
+    values, others = [], []
+    for cell in cells:
+        value, more = _CELL_VALUE.fullmatch(cell), []
+        if value is None and (compound := _compound(cell)) is not None:
+            value, more = compound
+        values.append(value)
+        others.append(more)
+    return values, others
+
+
+def _compound(cell: str) -> Optional[tuple]:
+    """A table cell holding more than one figure: (its value, as ``_CELL_VALUE`` reads a plain cell, [(label suffix,
+    number), …] of the others), or None: "37.9 -> 37.6 (Max 38.1)" is 37.6, "from" 37.9 and "max" 38.1; "4644MiB /
+    32768MiB" is 4644 and "total" 32768."""
+    if "->" in cell or "\u2192" in cell or "=>" in cell:
+        m = _ARROW_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["b"]), [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else [])
+    if "/" in cell:
+        m = _OF_TOTAL_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["used"]), [("total", m["total"])]
+    return None
 
 
 def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
@@ -804,6 +851,8 @@ class FigureReader:
                 for item in items:
                     self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
                 taken.append((m.start(), end))
+        if "->" in s or "\u2192" in s or "=>" in s:
+            self._arrows(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
             head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if head is None and m["word"] is None:
@@ -826,6 +875,21 @@ class FigureReader:
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
         return self._values(s, line, routed, taken, heading)
+
+    def _arrows(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s"): the value it came to, labelled
+        by the words before the first ("Decode speed"), and the one it came from ("Decode speed from")."""
+        for m in _ARROW.finditer(s):
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is None:
+                continue
+            shape, label, unit = found
+            unit = (unit if shape == "bracket" and _unit_kind(unit, label)[1] else None) or m["bunit"] or m["aunit"]
+            bare = shape in ("pair", "bracket") and unit is None
+            label = _label(label)
+            if self._add(label, m["b"], unit, line, routed, bare=bare):
+                self._add(f"{label} from", m["a"], unit, line, routed, bare=bare)
+            taken.append(m.span())
 
     def _lists(self, s: str, line: str, routed: bool, taken: list) -> None:
         """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
@@ -966,7 +1030,8 @@ class FigureReader:
             unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
             if unit == "%" and label.lower().endswith(("_percent", "_pct")):  # "avg_gpu_load_percent": 0.0
                 label = label.rsplit("_", 1)[0]
-            self._add(_label(label), value, unit, line, routed, bare=True)
+            stat = name is not None and _STAT_COLUMN.fullmatch(key) is not None  # "schedule_delay": {"min": …}
+            self._add(_label(label), value, unit, line, routed, bare=True, noise_label=f"{name} avg" if stat else None)
         self._nest = nest or None
         return True
 
@@ -989,23 +1054,24 @@ class FigureReader:
         cells = _COLUMN_GAP.split(s)
         header = original = self._spaced
         self._spaced = None
-        if len(cells) < MIN_SPACED_COLUMNS:
+        pair = len(cells) == 2 and "\t" in s  # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table
+        if len(cells) < MIN_SPACED_COLUMNS and not pair:
             return False
-        values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        values, others = _cell_values(cells)
         indented = self._spaced_indented
-        if header is None and sum(v is not None for v in values) >= 2 and self.line_before is not None:
+        if header is None and sum(v is not None for v in values) >= 2 - pair and self.line_before is not None:
             header = original = self._header_above(len(cells))
             indented = self._spaced_indented
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
-            header, cells, values = [""] + header, [""] + cells[1:], [None] + values[1:]
+            header, cells, values, others = [""] + header, [""] + cells[1:], [None] + values[1:], [[]] + others[1:]
         elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
             if indented:
                 header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
             elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
-                trailing, cells, values = cells[-1], cells[:-1], values[:-1]
-        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2:
+                trailing, cells, values, others = cells[-1], cells[:-1], values[:-1], others[:-1]
+        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2 - pair:
             if trailing is None and values[-1] is None and _PAIR_CELL.search(cells[-1]) is not None:
                 trailing = cells[-1]  # "items_per_second=34.412/s": a cell of its own labelled figures
                 values = values[:-1] + [None]
@@ -1016,12 +1082,15 @@ class FigureReader:
             row_unit = None
             if rm is not None:
                 row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
-            for name, value in zip(header, values):
+            for name, value, more in zip(header, values, others):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
-                    self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True)
+                    if self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True):
+                        for suffix, num in more:  # "4644MiB / 32768MiB": the total beside the size used
+                            self._add(_label(f"{row} {label} {suffix}"), num, unit, line, routed, noise_label=noise,
+                                      bare=True)
             if trailing is not None:
                 self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
@@ -1110,7 +1179,7 @@ class FigureReader:
         if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
             self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
             return
-        values = [_CELL_VALUE.fullmatch(c) for c in cells]
+        values, others = _cell_values(cells)
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
         if not any(values) or (self._header is None and row is None):
@@ -1151,7 +1220,11 @@ class FigureReader:
                 if value["spread"]:  # "13.12 ± 0.85": bare as the value it qualifies
                     self._add(_label(label) + " \u00b1", value["spread"], unit, line, routed, noise_label=noise, bare=True)
                 elif value["share"]:
-                    self._add(_label(label), value["share"], "%", line, routed, noise_label=noise)
+                    change = value["share"][0] in "+-" or value["shunit"] == "pp"
+                    self._add(_label(label) + (" change" if change else ""), value["share"], value["shunit"], line,
+                              routed, noise_label=noise)
+                for suffix, num in others[column]:
+                    self._add(_label(f"{label} {suffix}"), num, unit, line, routed, noise_label=noise, bare=True)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
