@@ -913,3 +913,17 @@ def test_vllms_misspelt_gib_is_a_size():
                   "kv_cache_size=12.67GiB")
     got = {f.label: (f.value, f.unit) for f, _ in run.figures}
     assert got["memory usage post profile"] == (7.89, "GiB")
+
+
+def test_a_labelled_row_of_values_between_bars_and_a_rate_per_replica():
+    # NVIDIA/TensorRT-LLM (the corpus's tensorrt-llm__2025-12-trtllm-bench-report-…): trtllm-bench's overview pasted
+    # as a two-column comparison, no header
+    got = [(f.label, f.value, f.unit) for run in read("Request Throughput (req/sec): |  0.9765 | 0.9812",
+                                                      "Total   Latency (ms):   | 262159.4 | 260907.7")
+           for f, _ in run.figures]
+    assert got == [("Request Throughput", 0.9765, "req/s"), ("Request Throughput", 0.9812, "req/s"),
+                   ("Total Latency", 262159.4, "ms"), ("Total Latency", 260907.7, "ms")]
+    # Ray Serve LLM's benchmark lines (the corpus's unknown__ray-serve-llm-2025-05-…)
+    (run,) = read("MODEL='Qwen2.5-0.5B-Instruct' IGNORE_EOS=True  N_REPLICAS=8 N_REQUESTS=2000 57.28s  elapsed =  "
+                  "4.36 reqs/s/replica")
+    assert [(f.value, f.unit, f.kind) for f, _ in run.figures if f.unit == "req/s"] == [(4.36, "req/s", "rate")]

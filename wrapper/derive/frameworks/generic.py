@@ -91,7 +91,9 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
                "tokens/second": "tokens/s", "token/second": "tokens/s",
                "s/it": "s/it", "qps": "req/s", "rps": "req/s",
-               "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min"}
+               "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min",
+               "reqs/s": "req/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
+               "reqs/s/user": "req/s", "req/s/gpu": "req/s", "reqs/s/gpu": "req/s"}  # Ray Serve's "reqs/s/replica"
 _PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
 # A bracket that remarks on a figure, left out of its label: "Average milliseconds/request (includes waiting time
 # on server): 18217.93"
@@ -104,7 +106,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
                 "queries": "queries"}
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|req/s|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
@@ -149,6 +151,8 @@ _JOINED = LazyPattern(r"[\s,(=/@]*")  # "63.27ms @ 15.81 tok/s/user": the rate o
 _PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 _NUMBER_WORD = LazyPattern(_NUM)
+# A row of values after a label and its colon, no header: "Request Throughput (req/sec): |  0.9765 | 0.9812"
+_LABELLED_ROW = LazyPattern(r"[A-Za-z][^|:]*:\s*(?:\|\s*" + _NUM + r"\s*(?:" + _UNIT + r")?\s*)+\|?")
 # A change from one value to another: "Decode: 12.3 -> 15.6 tok/s", a cell "37.9 -> 37.6 (Max 38.1)" (its last bracket
 # a statistic of the same quantity)
 _ARROW_SIGN = r"\s*(?:->|\u2192|=>)\s*"
@@ -694,6 +698,10 @@ class FigureReader:
             return
         if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
             self._table(stripped, text, routed)
+            return
+        if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
+            label, values = stripped.split("|", 1)  # "Total Latency (ms):   | 262159.4 | 260907.7": a row of its own
+            self._table(f"| {label.rstrip()[:-1]} | {values}", text, routed)
             return
         if "|" in stripped and "-" in stripped and "-|" in stripped.replace(" ", "") \
                 and self._rule_without_pipes(stripped):
