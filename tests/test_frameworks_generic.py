@@ -927,3 +927,20 @@ def test_a_labelled_row_of_values_between_bars_and_a_rate_per_replica():
     (run,) = read("MODEL='Qwen2.5-0.5B-Instruct' IGNORE_EOS=True  N_REPLICAS=8 N_REQUESTS=2000 57.28s  elapsed =  "
                   "4.36 reqs/s/replica")
     assert [(f.value, f.unit, f.kind) for f, _ in run.figures if f.unit == "req/s"] == [(4.36, "req/s", "rate")]
+
+
+def test_a_row_whose_cells_contradict_their_columns_fills_no_core_key():
+    # nelstevens/llm-benchmark's output.md (the corpus's unknown__ollama-2025-04-llm-benchmark-repo-…): ollama's
+    # verbose stats tabulated with every cell shifted under the wrong column; "18 token(s)" is a count
+    runs = read("| total duration | load duration | prompt eval count | prompt eval duration | prompt eval rate |",
+                "|---|---|---|---|---|",
+                "| 7.945641583s | 18 token(s) | 61.145167ms | 294.38 tokens/s | 1003 token(s) |")
+    assert len(runs) == 1 and runs[0].core == {}
+    got = {f.label: (f.value, f.unit, f.kind) for f, _ in runs[0].figures}
+    assert got["count under load duration"] == (18, "tokens", "count")
+    assert got["duration under prompt eval count"] == (61.145167, "ms", "duration")
+    assert got["duration under total duration"] == (7.945641583, "s", "duration")  # right, but in a shifted row
+    # the same cells under the right columns are core figures
+    (run,) = read("| total duration | prompt eval count | prompt eval rate |", "|---|---|---|",
+                  "| 7.945641583s | 18 token(s) | 294.38 tokens/s |")
+    assert run.core["total_ms"][0] == 7945.641583 and run.core["prompt_tps"][0] == 294.38

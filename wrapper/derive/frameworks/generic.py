@@ -105,10 +105,10 @@ _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": 
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
-                "queries": "queries"}
+                "queries": "queries", "token(s)": "tokens", "request(s)": "requests"}  # ollama's "18 token(s)"
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
@@ -361,7 +361,8 @@ _SEP = LazyPattern(r"[\s_]+")
 # Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms").
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
                        r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
-                       r" from $")  # "Decode speed from": the value a change came from (``_arrows``), not the run's
+                       r" from $| under ")  # "Decode speed from": the value a change came from (``_arrows``), not the
+# run's; "duration under prompt eval count": a cell of a row whose cells contradict their columns (``_contradicted``)
 
 
 class Figure(NamedTuple):
@@ -619,6 +620,19 @@ def _normalized(text: str) -> str:
     if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
         stripped = stripped.translate(_PLAIN_PUNCTUATION)
     return stripped
+
+
+def _contradicted(column: str, unit: str) -> bool:
+    """Whether a cell's unit says another kind than its column's name ("18 token(s)" under "load duration": a
+    table whose cells shifted under the wrong columns); False when the name says no kind plainly (only a name
+    ending in a duration's word, "count" or "rate" does)."""
+    words = _words(column).lower()
+    if _UNITLESS_DURATION.search(words) is not None and _NOT_A_DURATION.search(words) is None:
+        named = "duration"
+    else:
+        named = "count" if words.endswith(" count") else "rate" if words.endswith(" rate") else None
+    printed = _unit_kind(unit, words)[1]
+    return named is not None and printed is not None and named != printed
 
 
 def _cell_values(cells: list) -> tuple:
@@ -1203,6 +1217,8 @@ class FigureReader:
             if fraction is not None and name and row is not None:  # "Successful Requests" over "3247/3248"
                 self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
                 self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
+        shifted = row is None and any(v is not None and v["unit"] and _contradicted(n, v["unit"])
+                                      for n, v in zip(header, values))
         for column, (name, value) in enumerate(zip(header, values)):
             if value is None:
                 continue
@@ -1221,6 +1237,8 @@ class FigureReader:
                 label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
+            elif shifted:  # a row some of whose cells contradict their columns: no cell says what its column says
+                label = f"{_unit_kind(unit, name)[1] or 'value'} under {name}"
             noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
                 name if several and name and row is not None and not by_column else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
