@@ -944,3 +944,10 @@ def test_a_row_whose_cells_contradict_their_columns_fills_no_core_key():
     (run,) = read("| total duration | prompt eval count | prompt eval rate |", "|---|---|---|",
                   "| 7.945641583s | 18 token(s) | 294.38 tokens/s |")
     assert run.core["total_ms"][0] == 7945.641583 and run.core["prompt_tps"][0] == 294.38
+
+
+def test_a_source_files_line_is_noise_a_project_named_like_a_source_file_is_not():
+    got = [(f.label, f.value) for run in read("I 00:00:00.100 executorch:stats.h:100] \tPrompt Tokens: 22",
+                                              "| mistral.rs | 37.39 |", "whisper.cpp: 92.920 s total")
+           for f, _ in run.figures]
+    assert ("stats.h", 100.0) not in got and ("mistral.rs", 37.39) in got

@@ -326,9 +326,9 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgp
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
-# A label that is a source file, from a logger's "[metrics.py:536]" or "source=server.go:686": a line number.
-# a source file's name ("[metrics.py:536]"), not a project named like one ("| mistral.rs | 37.39 |", "llama.cpp")
-_SOURCE_FILE = LazyPattern(r"(?<!llama)(?<!whisper)(?<!mistral)(?<!bitnet)(?<!chatglm)(?<!diffusion)\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
+# A source file's name: a number glued after it and its colon is a line ("[metrics.py:536]", "source=server.go:686"),
+# a label that is a path to one is noise; a project named like one is neither ("| mistral.rs | 37.39 |", "llama.cpp")
+_SOURCE_FILE = LazyPattern(r"\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
 # llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
 _FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
 _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
@@ -520,8 +520,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True  # "batch 512 tokens"; "Peak Batch pp: 208.4" is measured
     if kind == "value" and _VALUE_NOISE.search(label) is not None:
         return True  # a setting, a code, a clock
-    if _SOURCE_FILE.search(label) is not None:
-        return True
+    if _SOURCE_FILE.search(label) is not None and ("/" in label or "\\" in label or ":" in label):
+        return True  # "server/api.go": a path; "llama.cpp", "mistral.rs" name projects whose figures these are
     if kind == "temperature":  # degrees are a device's reading: "temperature" names a sampling setting elsewhere
         return False
     if kind == "percent" and label.endswith("percentile"):  # trtexec's "percentile(99%)": which one, a setting
@@ -666,9 +666,7 @@ def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
     """The unit a label's key names when none is printed: prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)",
     "tokensPerSec 49.97"."""
     if shape in ("pair", "bracket"):
-        name = label.split(" (", 1)[0].strip()
-        per = _PER_ITEM.search(name) if "/" in name else None  # "Average milliseconds/request: 18217.93"
-        return _key_unit(name) if per is None else _TIME_UNITS[per[1].lower()]
+        return _key_unit(label.split(" (", 1)[0].strip())
     if shape == "spaced" and label and ("_" in label or not label.islower()):
         return _key_unit(label.rsplit(" ", 1)[-1])
     return None
@@ -965,6 +963,8 @@ class FigureReader:
                 continue
             if _BAD_VALUE_AROUND.search(s, max(0, start - 3), m.end() + 3):
                 continue
+            if start > 2 and s[start - 1] == ":" and _SOURCE_FILE.search(s, max(0, start - 41), start - 1) is not None:
+                continue  # "[stats.h:100]", "llama.cpp:1234": a source file's line
             if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
                 continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
             head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
@@ -1434,8 +1434,11 @@ _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_sec
 
 @functools.lru_cache(maxsize=4096)
 def _key_unit(key: str) -> Optional[str]:
-    """The unit a JSON key's suffix names (``prompt_ms``, ``load_time_s``); None when it names none."""
+    """The unit a key's or label's end names (``prompt_ms``, ``load_time_s``, ``milliseconds/request``); None when it
+    names none."""
     low = _CAMEL.sub("_", key).lower() if not key.islower() else key  # "ttftMs", "memoryUsedGB", "promptTPS"
+    if "/" in low and (per := _PER_ITEM.search(low)) is not None:  # "Average milliseconds/request: 18217.93"
+        return _TIME_UNITS[per[1]]
     if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s", "/second")) and not low.endswith(("s/s",)):
         if "token" in low or "tok" in low:
             return "tokens/s"
