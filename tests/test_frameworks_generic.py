@@ -1,4 +1,4 @@
-"""The general figure reader (wrapper/derive/frameworks/generic.py) on lines copied from real logs."""
+"""The general figure reader (wrapper/derive/frameworks/generic/) on lines copied from real logs."""
 from __future__ import annotations
 
 from wrapper.derive import frameworks

@@ -16,7 +16,7 @@ One dict per run or request, all keys always present::
     warnings         [{"kind": "oom" | "cpu_fallback" | "offload_cpu", "line": the log line as printed}]
     ttft_ms          float milliseconds: time to first token as the log states it (general reader only)
     figures          [{"label", "value", "unit", "kind", "line"}]: labelled figures the general reader
-                     (generic.py) found on lines no family read; at most generic.MAX_FIGURES per log
+                     (generic/) found on lines no family read; at most generic.MAX_FIGURES per log
     sources          None, or {core key: "generic"} for the core keys the general reader filled (no family did)
     unparsed         None, or {"count": int, "lines": [up to MAX_UNPARSED_EXAMPLES lines as printed]}: lines the
                      family recognised as its figure lines (a timing block's line, a server's timing line) but
@@ -46,7 +46,7 @@ REPORT_KEYS = (
 )
 RUN_KEYS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "sampling_ms",
             "prompt_tps", "eval_tps", "peak_memory_gb", "ttft_ms")
-# The core keys the general reader (generic.py) may fill where no family did.
+# The core keys the general reader (generic/) may fill where no family did.
 GENERIC_CORE_KEYS = ("load_ms", "prompt_eval_ms", "prompt_tokens", "eval_ms", "eval_tokens", "total_ms", "prompt_tps",
                      "eval_tps", "ttft_ms")
 _RUN_KEY_SET = frozenset(RUN_KEYS)

@@ -1,0 +1,440 @@
+"""What a label, a unit and a number mean: units and their kinds, noise, core keys (the general reader's words)."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Optional
+
+from ....core.lazy_re import LazyPattern
+from ..units import duration_ms
+
+
+MAX_LABEL_CHARS = 60
+
+
+MAX_LINE_CHARS = 300
+
+
+_NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's benchmark prints it
+
+
+_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "msecs": "ms", "milliseconds": "ms",
+               "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+               "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "microseconds": "us",
+               "microsecond": "us", "usec": "us", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
+
+
+_RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
+               "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
+               "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
+               "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
+               "tok/s/user": "tokens/s", "toks/s/user": "tokens/s", "t/s/u": "tokens/s", "t/s/user": "tokens/s",
+               "token/s/user": "tokens/s", "tok/sec/user": "tokens/s",
+               "queries/s": "req/s", "s/token": "s/token", "s/tok": "s/token", "/s": "/s",
+               "token / sec": "tokens/s", "tokens / sec": "tokens/s", "token / s": "tokens/s", "tokens / s": "tokens/s",
+               "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
+               "tokens/second": "tokens/s", "token/second": "tokens/s",
+               "s/it": "s/it", "qps": "req/s", "rps": "req/s",
+               "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min",
+               "reqs/s": "req/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
+               "reqs/s/user": "req/s", "req/s/gpu": "req/s", "reqs/s/gpu": "req/s"}  # Ray Serve's "reqs/s/replica"
+
+
+_PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
+
+
+_PER_ITEM = LazyPattern(r"\b(milliseconds|seconds|ms|s)/[a-z_]+$", re.I)  # a label naming its unit: "milliseconds/request"
+
+
+_POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
+
+
+_TEMPERATURE_UNITS = frozenset(("\u00b0c", "\u2103", "degc", "celsius"))  # "38.1 °C", "temp_c": a device's temperature
+
+
+_SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
+
+
+_SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
+
+
+_COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
+                "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
+                "queries": "queries", "token(s)": "tokens", "request(s)": "requests"}  # ollama's "18 token(s)"
+
+
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?)?(?:/user)?|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
+         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
+         r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
+
+
+# "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
+_PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
+
+
+# A change from one value to another: "Decode: 12.3 -> 15.6 tok/s", a cell "37.9 -> 37.6 (Max 38.1)" (its last bracket
+# a statistic of the same quantity)
+_ARROW_SIGN = r"\s*(?:->|\u2192|=>)\s*"
+
+
+_UNIT_WORD = LazyPattern(_UNIT)
+
+
+# Columns of a statistics table ("┃ Metric ┃ avg ┃ min ┃ max ┃ p99 ┃ std ┃"): "min"/"max" there are a row's
+# statistics, not the limits _NOISE leaves out ("max tokens 512").
+_STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
+
+
+_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
+
+
+_CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
+
+
+# a cell's value, maybe its spread ("1287.54 ± 66.23"), its share in brackets ("100 (100.0%)") or its change against
+# another column, signed ("74.22 (-9.3%)", "50.1% (-5.2pp)": percentage points)
+_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
+                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*(?P<shunit>%|pp)\))?")  # "1900.72 ± 33.74 t/s"
+
+
+_PER_MINUTE = LazyPattern(r"(?:^|[ _])(tokens?|requests?|req)/min$")
+
+
+LIST_ITEMS = 64
+
+
+_NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|"
+                    r"(?<![a-z])line\b|"
+                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
+                    r"per block|units per", re.I)
+
+
+# What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
+# noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
+_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b(?!\.)|\bstep\b|epoch|index|\bidx",
+                           re.I)
+
+
+_TIMED_KINDS = frozenset(("duration", "rate"))
+
+
+# Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
+# in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
+# one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )\btoken$", re.I)  # "EOS token = 50256"
+
+
+_LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
+
+
+# A batch's size or a limit spelled out ("batch 512 tokens", "Maximum concurrency for 29000 tokens per request"):
+# noise in counts and sizes; a batch's time or rate is a figure ("batchd time = 727.40 ms"), and a ratio
+# labelled maximum/minimum is the computed capacity ("Minimum concurrency: 3.31x").
+_SETTING = LazyPattern(r"batch(?!\.n[ _]|d\b|ed\b)|\bmaximum\b|\bminimum\b", re.I)
+
+
+_SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
+
+
+# A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued)\b", re.I)
+
+
+_SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
+
+
+_SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
+
+
+# A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
+# "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
+_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
+                           r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
+                           r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
+                           # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
+                           r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
+                           r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
+                           # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
+                           r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
+                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
+                           # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
+                           r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+
+
+# A source file's name: a number glued after it and its colon is a line ("[metrics.py:536]", "source=server.go:686"),
+# a label that is a path to one is noise; a project named like one is neither ("| mistral.rs | 37.39 |", "llama.cpp")
+_SOURCE_FILE = LazyPattern(r"\.(?:py|go|rs|cpp|cc|cxx|c|h|hpp|cu|js|ts|java|kt|swift|mm?|zig)$")
+
+
+_PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
+
+
+# Unitless figures that are counts by their label, besides tokens and requests.
+_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
+                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b"
+                       r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
+
+
+# Unitless figures that are rates by their label (the unit left unprinted: null).
+_UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$|\brequests? rate$")
+
+
+_UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
+                                 r"(?: (?:mean|avg|median|min|max|std|stddev|p\d{1,2}(?:\.\d+)?))?$")
+
+
+_NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
+
+
+# Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
+_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b",
+                     re.I)
+
+
+_LEVEL = LazyPattern(r"^(?:(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|[IWED])\b\s*)+")
+
+
+MAX_LABEL_WORDS = 6
+
+
+_SEP = LazyPattern(r"[\s_]+")
+
+
+# Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms"):
+# parts of the work, statistics, and the reader's own suffixes ("Decode speed from":
+# the value a change came from, ``lines._arrows``; "duration under prompt eval count": a cell of a row whose cells
+# contradict their columns, ``tables._contradicted``)
+_NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
+                       r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
+                       r" from $| under ")
+
+
+@functools.lru_cache(maxsize=4096)
+def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
+    """(normalised unit, kind), or (None, None) when the pair is not a figure; labels and units recur line after
+    line, hence the cache."""
+    if unit is None:
+        low = label.lower()
+        if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
+            return None, "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
+        if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
+            return None, "rate"  # ("Output token throughput (per sec): 26.37" too: no count of tokens)
+        if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
+            return None, "count"
+        if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
+            return None, "count"
+        if _RATIO.search(low) is not None:
+            return None, "ratio"
+        return None, None
+    if unit == "%":
+        return "%", "percent"
+    if unit == "pp":  # "(-5.2pp)" beside a percentage in a table cell: its change in percentage points
+        return "pp", "percent"
+    low = unit.lower().strip()
+    if low not in _RATE_UNITS and "/sec" in low:  # "req/sec", "tokens/second": per second however spelled
+        low = _PER_SECOND.sub("/s", low)
+    if low in _TIME_UNITS:
+        return _TIME_UNITS[low], "duration"
+    if low in _RATE_UNITS:
+        return _RATE_UNITS[low], "rate"
+    if low in _COUNT_UNITS:
+        return _COUNT_UNITS[low], "count"
+    if unit.strip() in _SIZE_UNITS:
+        return unit.strip(), "size"
+    if unit in ("Kib", "Mib", "Gib", "Tib"):  # vLLM 0.6's "memory_usage_post_profile=7.89Gib": its GiB misspelt
+        return unit[:-1] + "B", "size"
+    if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
+        return _SIZE_WORDS[low], "size"
+    if unit.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
+        return unit, "rate"
+    if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
+        return unit.strip(), "power"
+    if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)
+        return "\u00b0C", "temperature"
+    if low == "/min":  # "rate= 24.3/min": a load generator's requests a minute
+        return "/min", "rate"
+    if low == "bpw":  # "file size = 60.85 GiB (4.85 BPW)": bits per weight, a quantization's density
+        return "BPW", "ratio"
+    if unit in ("x", "\u00d7"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**"
+        return "x", "ratio"
+    return None, None
+
+
+def _bracket_unit(text: str) -> Optional[re.Match]:
+    """``text``'s brackets at its end when they hold a unit ("TTFT (ms)"), else None ("ROCm (patched)")."""
+    m = _CELL_UNIT.match(text)
+    return m if m is not None and _unit_kind(m["unit"], m["label"])[1] is not None else None
+
+
+def _unit_word_in(name: str) -> Optional[str]:
+    """The unit a column's name holds as one of its words ("Prefill t/s", "prompt tok/s pre", "memory GB post")."""
+    words = name.split()
+    if len(words) < 2:
+        return None
+    return next((w for w in reversed(words) if _UNIT_WORD.fullmatch(w) and _unit_kind(w, name)[1] is not None), None)
+
+
+def _words(label: str) -> str:
+    """A label with its camelCase humps as words, for telling what it names (the label itself stays as printed)."""
+    return _HUMP.sub(" ", label) if not label.islower() and not label.isupper() else label
+
+
+def _statistic(stat: str, unit: Optional[str], s: str, heading: Optional[tuple]) -> tuple:
+    """(label, unit, whether ``heading`` named it) of a bare statistic: labelled by the line's head ("TTFT
+    p50=120ms p90=180ms" -> "TTFT p90"; "latency: avg 12.3ms" -> "latency avg"), else by the heading above it,
+    whose unit it takes when it prints none ("ttft_s" then "p25 = 0.17" -> "ttft s p25", s)."""
+    if " " in stat:  # "wall_TPS  mean= 177.29": the statistic of what the words before it name
+        of, stat = stat.rsplit(" ", 1)
+        return f"{of} {stat}", unit or _key_unit(of.replace(" ", "_")), False
+    m = _LINE_HEAD.match(s)
+    if m is not None:
+        words = _label(m["head"]).split(" ")
+        while words and _STAT_COLUMN.fullmatch(words[-1]):
+            words.pop()
+        if words and len(words) <= MAX_LABEL_WORDS:
+            return f"{' '.join(words)} {stat}", unit or _key_unit("_".join(words)), False
+    if heading is not None:
+        return f"{heading[0]} {stat}", unit or heading[1], True
+    return stat, unit, False
+
+
+def _joined_label(last: str, kind: Optional[str], unit: Optional[str] = None) -> str:
+    """The label of an unlabelled figure that follows one: "prompt time: 15761 ms / 17 tokens (927.1 ms/token)"
+    gives "prompt time tokens" and "prompt time tokens rate"; "total 9.55 ms, 104.73 tok/s, 1466.57 GB/s" gives
+    "total rate" twice (the values and units tell them apart)."""
+    if kind == "rate":
+        return last if last.endswith(" rate") else f"{last} rate"
+    if kind == "count" and "token" not in last.lower():
+        return f"{last} tokens"
+    if kind == "ratio" and unit == "BPW":  # "file size = 60.85 GiB (4.85 BPW)": the model's, whatever its label
+        return "bits per weight"
+    return last
+
+
+def _label(text: str) -> str:
+    """A label as printed, separators made spaces, its log level dropped, its last MAX_LABEL_WORDS words."""
+    spaced = _SEP.sub(" ", text.strip(" .-:#")).strip()
+    words = (_LEVEL.sub("", spaced) or spaced).split(" ")  # "I 499 ms" (dllama's inference time): "I" is the label
+    words = words[-MAX_LABEL_WORDS:]
+    while len(words) > 1 and sum(map(len, words)) + len(words) - 1 > MAX_LABEL_CHARS:
+        del words[0]  # the last words name the figure ("… IExecutionContext creation GPU"): the first go
+    return " ".join(words)[:MAX_LABEL_CHARS]
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None) -> bool:
+    """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
+    after line, hence the cache."""
+    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind in ("size", "count")
+                                                                           and _MEASURED.search(label)):
+        return True
+    if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:
+        return True
+    if kind in _SETTING_KINDS and _SETTING.search(label) is not None and _MEASURED.search(label) is None:
+        return True  # "batch 512 tokens"; "Peak Batch pp: 208.4" is measured
+    if kind == "value" and _VALUE_NOISE.search(label) is not None:
+        return True  # a setting, a code, a clock
+    if _SOURCE_FILE.search(label) is not None and ("/" in label or "\\" in label or ":" in label):
+        return True  # "server/api.go": a path; "llama.cpp", "mistral.rs" name projects whose figures these are
+    if kind == "temperature":  # degrees are a device's reading: "temperature" names a sampling setting elsewhere
+        return False
+    if kind == "percent" and label.endswith("percentile"):  # trtexec's "percentile(99%)": which one, a setting
+        return True
+    if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
+        return True
+    if kind not in _TIMED_KINDS and _INDEX_NOISE.search(label) is not None:
+        return True
+    return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
+    """The core ``reported`` key a label clearly means, or None."""
+    low = " " + _SEP.sub(" ", label.lower()).replace(".", " ") + " "  # "usage.prompt tokens": a JSON object's member
+    if _NOT_CORE.search(low):
+        return None
+    if kind == "duration":
+        if "ttft" in low or "first token" in low:
+            return "ttft_ms"
+        if any(w in low for w in (" prefill", "prompt processing", "prompt eval", " prompt ", "process ")):
+            return "prompt_eval_ms"
+        if any(w in low for w in (" decode", "generation", " generate", " eval ", " predicted ")):
+            return None if "prompt" in low else "eval_ms"
+        if " load" in low or "loading" in low:
+            return "load_ms"
+        if " total " in low or low.strip() in ("total time", "total"):
+            return "total_ms"
+        return None
+    if kind == "rate" and unit == "tokens/s":
+        if " prefill" in low or " prompt" in low:
+            return "prompt_tps"
+        if any(w in low for w in (" decode", "generation", " eval", " output", " generate")):
+            return "eval_tps"
+        return None
+    if kind == "count" and "token" in low:
+        if any(w in low for w in (" input", " prompt", " prefill")):
+            return "prompt_tokens"
+        if any(w in low for w in (" generated", " output", " completion", " decode", " eval")):
+            return "eval_tokens"
+    return None
+
+
+def _core_value(key: str, value: float, unit: Optional[str]) -> Optional[float]:
+    if key.endswith("_ms"):
+        if unit is None:
+            return None  # a duration printed without its unit: kept as a figure, never a core time
+        return duration_ms(f"{value!r} {unit}")
+    if key.endswith("_tokens"):
+        return int(value) if value == int(value) and value >= 0 else None
+    return value
+
+
+def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
+    """The unit a label's key names when none is printed: prefill_elapsed_ms=12, decode_tps=5.38, "FPS (hw)",
+    "tokensPerSec 49.97"."""
+    if shape in ("pair", "bracket"):
+        return _key_unit(label.split(" (", 1)[0].strip())
+    if shape == "spaced" and label and ("_" in label or not label.islower()):
+        return _key_unit(label.rsplit(" ", 1)[-1])
+    return None
+
+
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+_HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n_tokens, not the noise "n")
+
+
+_KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
+              ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"),
+              ("_percent", "%"), ("_pct", "%"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_unit(key: str) -> Optional[str]:
+    """The unit a key's or label's end names (``prompt_ms``, ``load_time_s``, ``milliseconds/request``); None when it
+    names none."""
+    low = _CAMEL.sub("_", key).lower() if not key.islower() else key  # "ttftMs", "memoryUsedGB", "promptTPS"
+    if "/" in low and (per := _PER_ITEM.search(low)) is not None:  # "Average milliseconds/request: 18217.93"
+        return _TIME_UNITS[per[1]]
+    if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s", "/second")) and not low.endswith(("s/s",)):
+        if "token" in low or "tok" in low:
+            return "tokens/s"
+        if "request" in low or "req" in low:
+            return "req/s"
+    if low.endswith(("temp_c", "temperature_c", "celsius")):  # "gpu_temp_c": degrees, not the "_c" of a count
+        return "celsius"
+    for suffix, unit in _KEY_UNITS:
+        if low.endswith(suffix):
+            return unit
+    if low.endswith(("per_second", " per second")) and ("token" in low or "tok" in low):
+        return "tokens/s"
+    if low.endswith("/min") and (per := _PER_MINUTE.search(low)) is not None:
+        return "tokens/min" if per[1].startswith("tok") else "req/min"  # "Requests/min: 62.30", "Output_tokens/min: …"
+    if low.endswith(("fps", "/sec", "/s")):  # "FPS (hw_only) = 1328.83", "embeddings/sec: 0.74"
+        return "fps" if low.endswith("fps") else low.rsplit(" ", 1)[-1].replace("/sec", "/s")
+    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
+        return "tokens/s"
+    return None

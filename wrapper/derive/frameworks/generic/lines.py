@@ -1,0 +1,509 @@
+"""The general reader's line shapes: ``label: 12 ms``, ``took 3 s``, lists, changes, bars, whole-line formats."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ....core.lazy_re import LazyPattern
+from ..units import go_duration_ms
+from .lexicon import (
+    LIST_ITEMS, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
+
+
+# A bracket that remarks on a figure, left out of its label: "Average milliseconds/request (includes waiting time
+# on server): 18217.93"
+_REMARKS = ("includ", "exclud", "incl.", "excl.", "e.g.", "i.e.")
+
+
+# Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
+# so each regex is anchored and linear) says the shape and the label.
+_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
+
+
+_BEFORE_CHARS = 96
+
+
+# Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
+# Their parts may be separated by ", " or ":" ("0h, 0m, 3s", "006h:08m:39s": one duration, never the "0h" first).
+_MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:(?:,\s*|:)?\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+"
+                              r"(?![\w.])")
+
+
+_PART_SEPARATOR = LazyPattern(r",\s*|:")
+
+
+# (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
+# "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
+_BEFORE = (
+    ("bracket", LazyPattern(r"[~\u2248]?\s*[:=]?\s*\)(?P<unit>[^()]{1,40})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    # "End to End Latency (ms) avg: 328.207": a statistic between the bracketed unit and the colon
+    ("bracket", LazyPattern(r"\s*[:=]\s*(?P<stat>gva|naem|naidem|xam|nim|dts|(?:\d\.)?\d{1,2}p)\s+\)(?P<unit>[^()]{1,16})\("
+                            r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
+    ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
+    ("pair", LazyPattern(r"[~\u2248#]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
+    ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+)
+
+
+# "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
+# a count, its time and (maybe) its rate, labelled by the words before the count.
+_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+                     + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+
+
+_TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+
+
+# A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
+# "20 generation tokens", "0 cached tokens and 118010 new tokens at …": words (and maybe the unit) up to a
+# separator, "and"/"at", or the line's end.
+_AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
+                    + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|$)")
+
+
+# A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
+_IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z])(?![\w.])")
+
+
+# What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
+_JOINED = LazyPattern(r"[\s,(=/@]*")  # "63.27ms @ 15.81 tok/s/user": the rate of the same figure
+
+
+_SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+
+
+_NUMBER_WORD = LazyPattern(_NUM)
+
+
+_ARROW = LazyPattern(r"(?<![\w.])(?P<a>" + _NUM + r")\s*(?P<aunit>" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM
+                     + r")\s*(?P<bunit>" + _UNIT + r")?(?![\w.])")
+
+
+# The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
+_GROUP_MARK = LazyPattern(r"\)\s*:\s*[A-Za-z]")
+
+
+_GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
+
+
+_GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
+
+
+# Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
+# columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
+# "Latencies: [2561.47, 2561.20]" and vegeta's "Latencies  [min, mean, 50]  232.884ms, 1.35s, 834.257ms"
+_NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<items>\s*[-+]?\d[\d.eE+-]*"
+                           r"(?:\s*,\s*[-+]?\d[\d.eE+-]*)+)\s*\]")
+
+
+_NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>code:count|[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)*)\]"
+                          r"[ \t]+(?P<values>[-+]?\d[^\[\]]*)$")
+
+
+_CODE_COUNT = LazyPattern(r"(?<!\S)(\d{1,3}):(\d+)(?!\S)")  # a status code and how many responses had it
+
+
+# A shell's `time`: zsh's "12.77s user 8.83s system 131% cpu 16.393 total" and GNU time's "12.77user 8.83system
+# 0:16.39elapsed 131%CPU": the labels stand after the values, the wall time may be [h:]m:ss.
+_SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\d+)?)s? ?system "
+                          r"(?:(?P<cpu>\d+)% ?cpu (?P<total>(?:\d+:){0,2}\d+(?:\.\d+)?) total"
+                          r"|(?P<elapsed>(?:\d+:){1,2}\d+(?:\.\d+)?)elapsed (?P<gcpu>\d+)%CPU)")
+
+
+# Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
+# CJK text's full-width colon, brackets, comma and equals; the minus sign U+2212 of a typeset delta ("(\u22121.1%)")
+_PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
+
+
+# A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*(?P<done>\d+)/(?P<total>\d+)\s*"
+                   r"\[(?P<inner>[^\]]*)\]")
+
+
+_BAR_ELAPSED = LazyPattern(r"\s*(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d\d)<")  # a bar's "[00:48<00:00, …": time so far
+
+
+# stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
+_STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
+
+
+# gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
+_GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
+
+
+_GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bcs|ms|s)")
+
+
+_SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
+                       r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
+
+
+# llama.cpp's device list: "  - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)"
+_DEVICE_MEMORY = LazyPattern(r"-\s*(?P<dev>[A-Za-z][\w.-]*)\s+:.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
+
+
+_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
+                ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
+
+
+# ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
+_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
+                           r"\[(?:\d+:)?\d+:\d\d,\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
+
+
+BAR_LABEL = "progress bar"  # the label of a bar that prints no description
+
+
+_BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
+
+
+BAR_VALUES = 3
+
+
+MAX_BARS = 256
+
+
+# "(MiB)" closing a line of bare values; each item "name value", maybe after its group's "head:".
+_UNIT_AT_END = LazyPattern(r"\s\((?P<unit>[KMGT]i?B|[KMGT]B|ms|us|s)\)$")
+
+
+_UNIT_ITEM = LazyPattern(r"(?:(?P<head>[^:]*[A-Za-z][^:]*):\s*)?(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>[-+]?\d+(?:\.\d+)?)")
+
+
+_BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
+
+
+_CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
+
+
+# llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
+_FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
+
+
+# a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
+_UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|by|over|across)\b)[^\W\d_/]|/|[-:.T]\d")
+
+
+_UNITLESS_KINDS = frozenset(("duration", "rate"))
+
+
+# What may follow a labelled number printed without a unit for it to be one of no stated kind: the line's end, a
+# separator, a bracket, or the next "label:"/"key=" ("pred= 192 draft=   0"); a word after it is a unit this reader
+# does not know ("12 files"), and then it is no figure.
+_BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=])")
+
+
+_BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
+
+
+def _beside_noise(s: str, start: int, end: int) -> bool:
+    """Whether what stands around the number at ``s[start:end]`` makes it no value: a part of a time, date, address
+    or version, a bar's percentage, a source file's line ("[stats.h:100]", "llama.cpp:1234")."""
+    if _BAD_VALUE_AROUND.search(s, max(0, start - 3), end + 3):
+        return True
+    return start > 2 and s[start - 1] == ":" and _SOURCE_FILE.search(s, max(0, start - 41), start - 1) is not None
+
+
+def _before(reversed_head: str) -> Optional[tuple]:
+    """(shape, label, unit in brackets or None) from the reversed text before a number, or None."""
+    for shape, rx in _BEFORE:
+        m = rx.match(reversed_head)
+        if m is not None:
+            unit = m["unit"][::-1] if shape == "bracket" else None
+            label = m["label"][::-1]
+            if shape == "bracket" and m.groupdict().get("stat"):
+                label = f"{label} {m['stat'][::-1]}"
+            if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
+                label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+            if shape == "pair" and reversed_head[m.end():m.end() + 1] == "/" and " " in label.strip() \
+                    and reversed_head[m.end() + 1:m.end() + 2].isdigit():
+                label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
+            if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
+                words = label.split()
+                cut = max((i + 1 for i, w in enumerate(words) if _NUMBER_WORD.fullmatch(w)), default=0)
+                if 0 < cut < len(words) and _UNIT_WORD.fullmatch(words[cut]):  # "G 559 ms I 499 ms": "I", not "ms I"
+                    cut += 1
+                label = " ".join(words[cut:])
+                if not label or (shape == "spaced" and _UNIT_WORD.fullmatch(label)):  # "63 kB  2.1 kB/s"
+                    return None
+            return shape, label, unit
+    return None
+
+
+def _normalized(text: str) -> str:
+    """A line as the shapes read it (quoting, box bars and full-width punctuation made plain), or "" for a line
+    that is noise as a whole."""
+    stripped = text.strip()
+    if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
+        return ""  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
+    if " = 1 |" in stripped and _FLAGS.search(stripped) is not None:
+        return ""  # llama.cpp's system_info: which instruction sets and features the build has
+    if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
+        return ""  # the next token's candidates and their probabilities ("[( then 83.75%) ( feeling 4.20%) …]")
+    if stripped[0] == ">":  # a post's quoted block ("> Prefill\t12.3…"), a shell's ">>" continuation prompt
+        stripped = stripped.lstrip("> ")
+        if not stripped:
+            return ""
+    if stripped[0] in "\u2502\u2503\u2551":
+        stripped = stripped.translate(_BOX_BARS)
+    if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
+        stripped = stripped.translate(_PLAIN_PUNCTUATION)
+    return stripped
+
+
+class LineShapes:
+    """The shapes of one line of text: labelled values, lists, bars, a shell's time, whole-line formats."""
+
+    # -- shapes ----------------------------------------------------------------------------------------------
+    def _whole_line(self, s: str, line: str, routed: bool) -> bool:
+        """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
+        nvidia-smi's GPU row."""
+        if s.endswith(")") and self._unit_at_end(s, line, routed):
+            return True
+        if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
+            self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], line, routed)
+            return True
+        if s.startswith("[GIN]") and (gin := _GIN_ACCESS.match(s)) is not None:
+            self._gin(gin, line, routed)
+            return True
+        if s.endswith("MiB free)") and (device := _DEVICE_MEMORY.match(s)) is not None:
+            self._add(f"{device['dev']} memory total", device["total"], "MiB", line, routed)
+            self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
+            return True
+        if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
+            # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
+            for label, group, unit in _SMI_FIGURES:
+                if smi[group] is not None:
+                    self._add(label, smi[group], unit, line, routed)
+            return True
+        return False
+
+    def _described(self, heading: tuple, stat: re.Match, line: str, routed: bool) -> None:
+        """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03")."""
+        unit = None if stat["stat"] == "count" else heading[1]
+        self._add(f"{heading[0]} {stat['stat']}", stat["num"], unit, line, routed, bare=True,
+                  noise_label=f"{heading[0]} avg")
+        self._heading = heading
+
+    def _bar(self, s: str, line: str, routed: bool) -> Optional[str]:
+        """A progress bar's rate ("Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:01,
+        2.32it/s]", tqdm's "Requests sent 100%|██████| 1000/1000 [ 6.49it/s 02:34/00:00 ]"), labelled by the bar's
+        description; at most BAR_VALUES values per bar (a redrawn bar prints a new one each time). The rest of
+        its description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar (its percentage done, its
+        count and times are progress, never figures)."""
+        m = _BAR.match(s)
+        if m is None:
+            return None
+        inner = m["inner"]
+        label = _label(m["desc"]) if m["desc"] else BAR_LABEL
+        if m["done"] == m["total"] and (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar: its time
+            seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
+            self._bar_rate(f"{label} elapsed", str(seconds), "s", line, routed)
+        rate = _BAR_RATE.search(inner)
+        desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
+        if rate is None:
+            return desc + inner[inner.rfind(",") + 1:] if "," in inner else desc
+        self._bar_rate(label, rate["num"], rate["unit"], line, routed)
+        return desc + inner[rate.end():].strip(" ,")
+
+    def _gin(self, m: re.Match, line: str, routed: bool) -> None:
+        """An access line of Go's gin (ollama's server): the request's latency, labelled by method and path."""
+        label = f"GIN {m['method']} {m['path'][:40]} latency"
+        one = _GO_ONE_UNIT.fullmatch(m["latency"])
+        if one is not None:
+            self._add(label, one["num"], one["unit"], line, routed)  # "23.585µs": _unit_kind makes it "us"
+        elif (ms := go_duration_ms(m["latency"])) is not None:
+            self._add(label, repr(ms), "ms", line, routed)
+
+    def _counted_bar(self, s: str, line: str, routed: bool) -> str:
+        """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]", a download's "2.09kB [00:00,
+        15.8MB/s]"): its rate (and size); what follows it."""
+        counted = _BAR_COUNTED.match(s)
+        if counted is None:
+            return s
+        label = _label(counted["desc"]) if counted["desc"] else BAR_LABEL
+        if counted["size"] is not None:
+            self._bar_rate(f"{label} size", counted["size"], counted["sunit"], line, routed)
+        self._bar_rate(label, counted["num"], counted["unit"], line, routed)
+        return s[counted.end():].strip()
+
+    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:
+        """One rate of a bar, at most BAR_VALUES per bar's label."""
+        seen = self._bar_values.get(label, 0)
+        if label and seen < BAR_VALUES and len(self._bar_values) < MAX_BARS:
+            self._bar_values[label] = seen + 1
+            self._add(label, num_text, unit, line, routed)
+
+    def _unit_at_end(self, s: str, line: str, routed: bool) -> bool:
+        """Values whose unit closes the line: "… creation: CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)"
+        (TensorRT's memory lines); each "name value" item, labelled by the words before its group's colon."""
+        m = _UNIT_AT_END.search(s)
+        if m is None:
+            return False
+        head, found = None, False
+        for part in s[:m.start()].split(","):
+            item = _UNIT_ITEM.fullmatch(part.strip())
+            if item is None:
+                continue
+            if item["head"]:
+                head = item["head"]
+            label = _label(f"{head} {item['label']}" if head else item["label"])
+            found = self._add(label, item["num"].lstrip("+"), m["unit"], line, routed) or found
+        return found
+
+    def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
+        """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
+        taken: list = []  # spans already read, so one number is one figure
+        if "[" in s and ("," in s or "] " in s):
+            self._lists(s, line, routed, taken)
+        heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
+        for m, after in zip(heads, heads[1:] + [None]):
+            end = len(s) if after is None else after.start()
+            items = list(_GROUP_ITEM.finditer(s, m.end(), end))
+            if items:  # "Time(s): tokenize 0.54, prefill 126.99": a group; "Mean TTFT (ms): 123.2" is one figure
+                head = _label(m["head"])
+                for item in items:
+                    self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
+                taken.append((m.start(), end))
+        if "->" in s or "\u2192" in s or "=>" in s:
+            self._arrows(s, line, routed, taken)
+        for m in _TRIPLE.finditer(s) if " in " in s else ():
+            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if head is None and m["word"] is None:
+                continue
+            label = _label(head["label"][::-1]) if head is not None else ""
+            if "token" not in label.lower():
+                label = f"{label} tokens".strip()
+            if m["word"] is not None:  # "1934 tokens generated in 504.75 seconds"
+                label = f"{label} {m['word']}"
+            self._add(label, m["count"], None, line, routed)
+            self._add(f"{label} time", m["num"], m["unit"], line, routed)
+            if m["rate"] is not None:
+                self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
+            taken.append(m.span())
+        if "user " in s:
+            self._shell_time(s, line, routed, taken)
+        for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
+                self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
+            taken.append(m.span())
+        return self._values(s, line, routed, taken, heading)
+
+    def _arrows(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s"): the value it came to, labelled
+        by the words before the first ("Decode speed"), and the one it came from ("Decode speed from")."""
+        for m in _ARROW.finditer(s):
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is None:
+                continue
+            shape, label, unit = found
+            unit = (unit if shape == "bracket" and _unit_kind(unit, label)[1] else None) or m["bunit"] or m["aunit"]
+            bare = shape in ("pair", "bracket") and unit is None
+            label = _label(label)
+            if self._add(label, m["b"], unit, line, routed, bare=bare):
+                self._add(f"{label} from", m["a"], unit, line, routed, bare=bare)
+            taken.append(m.span())
+
+    def _lists(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
+        most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
+        1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
+        m = _NAMED_LIST.search(s)
+        if m is not None and m["names"] == "code:count":  # vegeta's "Status Codes  [code:count]  0:14  200:236"
+            for code, count in _CODE_COUNT.findall(m["values"]):
+                self._add(f"{_label(m['label'])} {code}", count, "requests", line, routed)
+            taken.append(m.span())
+            return
+        if m is not None:
+            names = [n.strip() for n in m["names"].split(",")]
+            cells = [_CELL_VALUE.fullmatch(v.strip()) for v in m["values"].rstrip().split(",")]
+            if len(names) == len(cells) and all(cells):
+                head = _label(m["label"])
+                for name, cell in zip(names, cells):
+                    self._add(_label(f"{head} {name}"), cell["num"], cell["unit"], line, routed, bare=True)
+                taken.append(m.span())
+                return
+        for m in _NUMBER_LIST.finditer(s):
+            head = _label(m["label"])
+            for i, item in enumerate(m["items"].split(",")[:LIST_ITEMS]):
+                self._add(f"{head} [{i + 1}]", item.strip(), _key_unit(m["label"].strip().replace(" ", "_")),
+                          line, routed, bare=True)
+            taken.append(m.span())
+
+    def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
+        m = _SHELL_TIME.search(s)
+        if m is None:
+            return
+        wall = m["total"] or m["elapsed"]
+        parts = wall.split(":")
+        wall_s = sum(float(p) * 60 ** i for i, p in enumerate(reversed(parts)))
+        self._add("user time", m["user"], "s", line, routed)
+        self._add("system time", m["system"], "s", line, routed)
+        self._add("cpu", m["cpu"] or m["gcpu"], "%", line, routed)
+        self._add("total time", wall if len(parts) == 1 else repr(round(wall_s, 6)), "s", line, routed)
+        taken.append(m.span())
+
+    def _values(self, s: str, line: str, routed: bool, taken: list, heading: Optional[tuple]) -> bool:
+        """Every number not read by a shape above, labelled by the words before it (or after it), or by the
+        figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's); a bare
+        statistic ("p90", "mean") by what it is of. Whether a statistic of ``heading`` was read."""
+        last = None  # (label, end) of the figure read last on this line
+        of_heading = False
+        spreads = "\u00b1" in s or "+/-" in s
+        for m in _VALUE.finditer(s):
+            start = m.start()
+            if any(a <= start < b for a, b in taken):
+                continue
+            if _beside_noise(s, start, m.end()):
+                continue
+            if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
+                continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
+            head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
+            found = _before(head)
+            shape, label, unit = found if found is not None else (None, None, None)
+            if shape == "bracket" and _unit_kind(unit, label)[1] is None:
+                # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
+                label, unit = (label if unit.startswith(_REMARKS) else f"{label} ({unit})"), m["unit"]
+            unit = unit if shape == "bracket" else m["unit"]
+            spread = _SPREAD.match(s, m.end()) if spreads else None
+            if spread is not None:
+                unit = unit or spread["unit"]
+                taken.append((spread.start("num"), spread.end()))
+            if unit is None:
+                unit = _named_unit(shape, label)
+            if unit is None or shape is None:
+                after = _AFTER.match(s, m.end())
+                if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
+                    label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
+                        else (after["label"], after["unit"])
+                    if after["unit"] in _COUNT_UNITS and "token" not in label.lower():
+                        label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
+                    shape = "after"
+            if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
+                label, shape = _joined_label(last[0], _unit_kind(unit, "")[1], unit), "joined"
+            elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
+                # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
+                label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
+            elif shape is None and unit is not None and (paren := _IN_BRACKETS.match(head)):
+                # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
+                label, shape = _joined_label(paren["label"][::-1], _unit_kind(unit, "")[1]), "spaced"
+            if shape is None or (unit is None and shape in ("took", "spaced")):
+                continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
+            label = _label(label)
+            noise = None
+            if _STAT_COLUMN.fullmatch(label.rsplit(" ", 1)[-1]) is not None:
+                label, unit, used = _statistic(label, unit, s, heading)
+                of_heading = of_heading or used
+                noise = label.rsplit(" ", 1)[0] + " avg"  # its subject says if it is noise: "max" is the statistic
+            if unit is None and _UNIT_AFTER.match(s, m.end()) and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS:
+                continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
+            if self._add(label, m["num"], unit, line, routed, noise_label=noise,
+                         bare=shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None):
+                last, self._previous = (label, m.end()), label
+                if spread is not None:
+                    self._add(f"{label} \u00b1", spread["num"], unit, line, routed)
+        return of_heading

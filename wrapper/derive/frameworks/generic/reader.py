@@ -1,0 +1,376 @@
+"""The general reader itself: a line to its shape, the figures kept (bounded, deduplicated), runs."""
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple, Optional
+
+from ....core.lazy_re import LazyPattern
+from ..units import number
+from .lexicon import (
+    MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
+    _label, _unit_kind, _words)
+from .lines import LineShapes, _normalized
+from .tables import TableShapes
+from .structured import StructuredShapes
+
+
+MAX_FIGURES = 256
+
+
+MAX_VALUES = 256  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
+
+
+MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
+
+
+# A "duration" longer than this is a clock reading since 1970 (a JSON "…_start_ms": 1711754028137), not a duration.
+EPOCH_MS = 1e11  # ~3 years
+
+
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
+
+
+MAX_RUNS = 1000
+
+
+# A row of values after a label and its colon, no header: "Request Throughput (req/sec): |  0.9765 | 0.9812"
+_LABELLED_ROW = LazyPattern(r"[A-Za-z][^|:]*:\s*(?:\|\s*" + _NUM + r"\s*(?:" + _UNIT + r")?\s*)+\|?")
+
+
+_METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobytes": "kB", "Bytes": "B",
+                 "Milliseconds": "ms", "Microseconds": "us", "Seconds": "s", "Count": None}
+
+
+_UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
+
+
+_LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
+
+
+# A heading on its own line names the statistics under it ("ttft_s" then "    p25 = 0.17", "Time to First Token
+# (ms):" then "  Mean: 56.46"): no number, at most MAX_LABEL_WORDS words, maybe a unit in brackets, maybe a colon.
+_HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
+
+
+_DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}%)\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
+_BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
+
+
+_LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
+
+
+_PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
+
+
+_NO_LABEL = frozenset(("to", "from", "by"))  # "increase the size from 0 bytes to 67462144 bytes": no label
+
+
+# A count's statistic may be fractional ("Average prompt length: 28.59 tokens", "number_input_tokens mean = 570.8").
+_AVERAGED = LazyPattern(r"\b(?:avg|average|mean|median|std|stddev|stdev|p\d{1,2}(?:\.\d+)?)\b", re.I)
+
+
+class Figure(NamedTuple):
+    """One labelled figure as printed."""
+
+    label: str
+    value: float
+    unit: Optional[str]
+    kind: str
+    line: str
+
+    def as_dict(self) -> dict:
+        """The record's shape: ``{label, value, unit, kind, line}``."""
+        return {"label": self.label, "value": self.value, "unit": self.unit, "kind": self.kind, "line": self.line}
+
+
+class Pending(NamedTuple):
+    """The mark of a figure whose value the claiming family took from its line when it read it: kept only if the
+    family's records no longer hold that value at the end (a progress line's values, which the next replaces)."""
+
+    num_text: str
+    shown: "bool | frozenset" = True  # the families shown its line (before a family claimed the log: ``runs``)
+
+
+class Run:
+    """What the reader found for one run: core figures and labelled figures (each with the families shown its line)."""
+
+    def __init__(self) -> None:
+        self.core: dict = {}  # core key -> (value, routed: the names of the families shown its line, or a bool)
+        self.figures: list = []  # (Figure, routed)
+
+
+# The lines worth reading at all: one search per line, most log lines (timestamps, paths, prose) fail it.
+GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output is not scanned whole
+
+
+# It finds a tab-separated table's header or row (two tabs, or a tab before a digit), two numbers two spaces apart
+# (a fixed-width table's row), a digit followed by a unit, "token" or "Token", a bar ("|" or a box-drawing one), a JSON key '_ms"'
+# (and the like), a unit in brackets ("Mean TTFT (ms): 19.3", "Throughput (T/s) 0.80"), a "label: number" that
+# ends its line ("Successful requests: 1780": the reader keeps it only if its label names a count or a ratio), or
+# a CSV row of numbers or header of names ("ctx_tokens,prefill_tps,…" / "2048,370.57,…"). Written as one leading
+# character class (an ASCII digit, a tab, "|", "_", "t", "T", ")", ",", ":", "=", '"', "{", "}", or any non-ASCII character, since \d also matches other
+# scripts' digits; negated, so that the class compiles to a 256-bit map) with each alternative checking that
+# character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
+# four alternatives at every character (2-3x faster on long lines of words or output).
+GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|\u00b0C|\u2103|degC|x(?!\w))"
+                  r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
+                  r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
+                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
+                  r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
+                  r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
+                  r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
+                  r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
+                  r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
+                  r"|(?<=etric,)[A-Za-z]|(?<=[A-Za-z)],)\"?[-+]?[0-9][0-9.,]*\"?\s*$"  # two columns: "Metric,Value", "Name (ms),12.5"
+                  r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
+                  r"|(?<=\t[0-9])|(?<=\t)[^\t\n]{0,80}\t"  # a tab-separated table's row or header
+                  r"|(?<=[0-9])[ \t]{2,}[-+]?[0-9]"  # a fixed-width row of bare numbers ("MIN:   167.0   119.0")
+                  r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9])"  # a list after its label ("Latencies: [2561.47, …]")
+                  r"|(?<=\])[ \t]{2,}[-+]?[0-9]"  # values after their names' bracket ("Bytes In  [total, mean]  9686, …")
+                  r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
+                  r"|(?<=\)):\s*$)")  # a heading with its unit: "First token latency(msecs):"
+
+
+class FigureReader(LineShapes, TableShapes, StructuredShapes):
+    """Reads labelled figures line by line; bounded in memory whatever the log's length."""
+
+    def __init__(self) -> None:
+        self._runs: list[Run] = [Run()]
+        self._seen: dict = {}  # (label, value, unit) -> (run, index) of the figure kept
+        self._count = 0
+        self.figures_dropped = 0
+        self._header: Optional[list] = None  # the open table's column names
+        self._ruled = False  # a rule ("|---|", "┡━━━╇") stood under the open table's header
+        self._csv: Optional[list] = None  # the open CSV's column names
+        self._spaced: Optional[list] = None  # the open fixed-width table's column names
+        self._spaced_indented = False  # its header line was indented: it may lack the corner over the rows' names
+        self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
+        self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one
+        self._nest: Optional[list] = None  # open objects of JSON printed over several lines: [name, unit] each
+        self._held: Optional[list] = None  # a family's line's figures, until ``settle``
+        self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
+        self._bare = 0  # figures of kind "value" kept (MAX_VALUES: they never take the others' places)
+        # the stream's line before the one being fed (StreamParser's): the header of a fixed-width table whose
+        # header nothing led this reader to read (it has no number); None: unknown
+        self.line_before: Optional[Callable[[int], Optional[str]]] = None
+        self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
+
+    def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
+        """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
+        family's; empty or False: none)."""
+        stripped = _normalized(text)
+        if not stripped:
+            return
+        if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
+            return
+        if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
+            stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
+        if self._whole_line(stripped, text, routed):
+            return
+        if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
+            self._table(stripped, text, routed)
+            return
+        if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
+            label, values = stripped.split("|", 1)  # "Total Latency (ms):   | 262159.4 | 260907.7": a row of its own
+            self._table(f"| {label.rstrip()[:-1]} | {values}", text, routed)
+            return
+        if "|" in stripped and "-" in stripped and "-|" in stripped.replace(" ", "") \
+                and self._rule_without_pipes(stripped):
+            return
+        self._header = None
+        if "," in stripped and self._csv_line(stripped, text, routed):
+            return
+        self._csv = None
+        if ("  " in stripped or "\t" in stripped) and self._spaced_line(stripped, text, routed):
+            return
+        if self._structured(stripped, text, routed):
+            return
+        heading, self._heading = self._heading, None
+        previous, self._previous = self._previous, None
+        if text[:1].isspace():  # an indented line may continue the figure of the line above
+            self._previous = previous
+        m = _HEADING.fullmatch(stripped) if _BARE_DIGIT.search(stripped) is None else None
+        if m is not None and len(m["label"].split()) <= MAX_LABEL_WORDS:
+            label = m["label"].strip()
+            self._heading = (_label(label), m["unit"] or _key_unit(label))
+            return
+        if heading is not None and (stat := _DESCRIBE.fullmatch(stripped)) is not None:
+            self._described(heading, stat, text, routed)
+            return
+        if "..." in stripped:
+            stripped = _LEADER.sub(":", stripped)
+        if "p(" in stripped:
+            stripped = _PAREN_PERCENTILE.sub(r"p\1", stripped)
+        if "|#" in stripped and (metric := _UNIT_METRIC.search(stripped)) is not None:
+            # TorchServe's "MemoryUsed.Megabytes:4818.03|#Level:Host|#hostname:…": the unit is the name's suffix
+            self._add(metric["name"], metric["num"], _METRIC_UNITS[metric["unit"]], text, routed)
+            return
+        if self._previous is None and (lone := _LONE.fullmatch(stripped)) is not None:  # "66.23 tok/sec" alone (LM Studio's stats): the unit
+            self._add(lone["unit"], lone["num"], lone["unit"], text, routed)  # says what it is
+            return
+        if self._pairs(stripped, text, routed, heading):
+            self._heading = heading  # statistics of the heading: the next line may hold more
+
+    # -- keeping ---------------------------------------------------------------------------------------------
+    def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
+             noise_label: Optional[str] = None, bare: bool = False) -> bool:
+        """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
+        the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
+        if not label or label in _NO_LABEL:
+            return False
+        words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
+        unit, kind = _unit_kind(unit_text, words)
+        if kind is None and bare and unit_text is None:
+            if num_text in ("0", "1") and label.isupper() or _STAT_COLUMN.fullmatch(label) is not None:
+                return False  # "AVX = 1", "NEON: 0": a build's or device's flag; "p25 = 0.17": of what, unsaid
+            kind = "value"  # "Peak Batch pp: 208.4", a table's cell: labelled, its kind not printed
+        value = number(num_text)
+        if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind, unit):
+            return False
+        if kind == "duration" and abs(value) * _TO_MS.get(unit, 1.0) > EPOCH_MS:  # "model_load_start_ms": a clock
+            return False
+        if unit == "x" and "." not in num_text:  # "2x A100", "1920x1080": a count of things, a resolution
+            return False
+        if kind == "count":
+            if value < 0:
+                return False
+            if value == int(value):
+                value = int(value)
+            elif _AVERAGED.search(words) is None:
+                return False
+        if self._held is not None:  # a family's line: kept or not once the family has read it (``settle``)
+            self._held.append((label, value, unit, kind, line, words, num_text, routed))
+            return True
+        self._keep(label, value, unit, kind, line, words, routed, routed)
+        return True
+
+    def _keep(self, label: str, value: float, unit: Optional[str], kind: str, line: str, words: str,
+              routed, core_routed) -> None:
+        """Keep one figure (and the core key its label names, unless ``core_routed`` is None); ``routed`` marks
+        the figure, ``core_routed`` the core key (see ``runs``)."""
+        key = _core_key(words, kind, unit) if core_routed is not None else None
+        run = self._runs[-1]
+        if key is not None:
+            core = _core_value(key, value, unit)
+            if core is not None:
+                if key in run.core:
+                    if len(self._runs) >= MAX_RUNS:
+                        return
+                    run = Run()
+                    self._runs.append(run)
+                run.core[key] = (core, core_routed)
+        figure = Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS])
+        ident = (label, value, unit)
+        if ident in self._seen:
+            if not routed:  # seen first on a line a family was shown: this line, which none was, keeps it
+                kept_run, i = self._seen[ident]
+                kept_run.figures[i] = (kept_run.figures[i][0], routed)
+            return
+        if kind == "value":
+            if self._bare >= MAX_VALUES:
+                return
+            self._bare += 1
+        elif self._count >= MAX_FIGURES:
+            self.figures_dropped += 1
+            return
+        else:
+            self._count += 1
+        self._seen[ident] = (run, len(run.figures))
+        run.figures.append((figure, routed))
+
+    # -- a family's lines ----------------------------------------------------------------------------------
+    def hold(self) -> None:
+        """The next line fed is one a family is shown too: its figures wait for ``settle``."""
+        self._held = []
+
+    def settle(self, took, claimed: bool) -> bool:
+        """Decide the held line's figures once the families shown it have read it; whether any was kept.
+
+        ``took(value, num_text)`` says whether one of them took that value; None: the line is not vetted
+        (a family met first on its periodic line), its figures go as if never held. With ``claimed`` (the
+        claiming family was shown the line) the values the family took are marked ``Pending`` (kept only if
+        its final records no longer hold them: it always wins) and the others kept as from a line no family
+        read, without core keys: "K (f16): 2560.00 MiB" beside the "KV self size" llama.cpp takes, a server's
+        in-flight "tg = 28.52 t/s" it passes over. While no family has claimed the log, a line a family took a
+        non-zero value from is one it reads as a measurement: its other values are kept unmarked; the rest are
+        marked ``Pending`` with the families shown the line (``runs``: kept unless the claiming family was shown
+        the line and its final records hold the value)."""
+        held, self._held = self._held, None
+        if not held:
+            return False
+        before = self._count + self._bare + self._pending
+        taken = [took is not None and took(h[1], h[6]) for h in held]
+        measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
+        for h, was_taken in zip(held, taken):
+            label, value, unit, kind, line, words, _num_text, routed = h
+            if claimed:
+                if took is not None and not was_taken:
+                    self._keep(label, value, unit, kind, line, words, False, None)
+                elif took is not None:
+                    self._keep_pending(Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS]), _num_text)
+            elif measured and not was_taken:
+                self._keep(label, value, unit, kind, line, words, False, routed)
+            else:
+                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed)
+        return self._count + self._bare + self._pending > before
+
+    def _keep_pending(self, figure: Figure, num_text: str) -> None:
+        """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""
+        ident = (figure.label, figure.value, figure.unit)
+        if ident in self._seen or self._pending >= MAX_PENDING:
+            return
+        run = self._runs[-1]
+        self._seen[ident] = (run, len(run.figures))
+        self._pending += 1
+        run.figures.append((figure, Pending(num_text)))
+
+    @property
+    def has_pending(self) -> bool:
+        """Some figure waits for the family's final records (``Pending``): asked once, at the end."""
+        return any(isinstance(mark, Pending) for run in self._runs for _, mark in run.figures)
+
+    def interrupt(self) -> None:
+        """A line this reader is not shown came: a fixed-width table open before it is over."""
+        self._spaced = None
+
+    @property
+    def open(self) -> bool:
+        """A fixed-width table's header or row was the last line: the next may be a row of bare numbers, which
+        the gate lets through only by chance, so it is to be fed whatever the gate says; or a JSON array printed
+        one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …), or a heading whose statistics may
+        follow (pandas' ``describe()`` rows: ``mean     204.032341``)."""
+        return self._spaced is not None or (self._nest is not None and self._nest[-1][2] is not None) \
+            or self._heading is not None
+
+    @property
+    def full(self) -> bool:
+        """No more figure will be kept (only core keys still are, which matter in a log no family claims)."""
+        return self._count >= MAX_FIGURES and self._bare >= MAX_VALUES
+
+    def runs(self, family_claimed: bool, family: Optional[str] = None, took=None) -> list[Run]:
+        """The runs found; with ``family_claimed``, figures from lines the claiming ``family`` was shown before
+        it claimed the log are left out (any family's, when None): it read those lines, and it always wins. A
+        line only another family was shown ("_duration" is ollama's key, on a Triton metric) keeps its figures.
+        A ``Pending`` figure is kept when ``took`` (a ``taken.Taken`` of the family's final records) says they
+        do not hold its value, else left out."""
+        if not family_claimed:
+            return [r for r in self._runs if r.core or r.figures] or [Run()]
+
+        def kept_figure(figure: Figure, mark) -> bool:
+            if isinstance(mark, Pending) and read_by_family(mark.shown):
+                return took is not None and not took(figure.value, mark.num_text)
+            return not read_by_family(mark.shown if isinstance(mark, Pending) else mark)
+
+        def read_by_family(shown) -> bool:
+            return bool(shown) and (family is None or shown is True or family in shown)
+
+        out = []
+        for r in self._runs:
+            kept = Run()
+            kept.core = {k: v for k, v in r.core.items() if not read_by_family(v[1])}
+            kept.figures = [(f, False) for f, mark in r.figures if kept_figure(f, mark)]
+            out.append(kept)
+        return out

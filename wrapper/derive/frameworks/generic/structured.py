@@ -1,0 +1,131 @@
+"""The general reader's structured text: JSON objects (one line or indented) and Prometheus samples."""
+from __future__ import annotations
+
+import json
+import re
+
+from ....core.lazy_re import LazyPattern
+from .lexicon import LIST_ITEMS, _STAT_COLUMN, _bracket_unit, _key_unit, _label
+
+
+# JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
+# then "avg": 6655.52 -> "request latency avg"), a "unit" member its siblings' unit.
+_MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
+
+
+_QUOTED_NUMBER = LazyPattern(r'"[-+]?\d+(?:\.\d+)?"')
+
+
+_ARRAY_ITEM = LazyPattern(r"([-+]?\d[\d.eE+-]*)\s*,?")  # one number of a JSON array printed one a line
+
+
+_JSON_OPEN = frozenset(("{", "[", "[{", "{,"))
+_JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
+
+
+MAX_JSON_DEPTH = 16
+
+
+_METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
+
+
+def _flat(obj: dict, prefix: str = "", depth: int = 0):
+    """(dotted key, number) pairs of a JSON object, two levels deep (``timings.prompt_ms``)."""
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield name, value
+        elif isinstance(value, dict) and depth < 1:
+            yield from _flat(value, name + ".", depth + 1)
+
+
+# Prometheus' text format (a /metrics scrape pasted in a log): "name{labels} value [timestamp]"; buckets left out.
+_METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>[^{}]*)\})?\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+                      r"(?:\s+\d+)?")
+
+
+_METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sample without labels: its name says so
+
+
+class StructuredShapes:
+    """JSON (on one line or printed over several) and Prometheus samples."""
+
+    def _structured(self, s: str, line: str, routed: bool) -> bool:
+        """Whether the line is one of JSON printed over several lines, a JSON object on one, a Prometheus sample."""
+        if (self._nest is not None or s in _JSON_OPEN or s.endswith("{")) and self._json_member(s, line, routed):
+            return True
+        if s.startswith("{") and s.endswith("}") and self._json(s, line, routed):
+            return True
+        if ("}" in s or "_" in s) and (metric := _METRIC.fullmatch(s)) is not None and (
+                metric["labels"] is not None or ":" in metric["name"] or metric["name"].endswith(_METRIC_SUFFIXES)):
+            self._metric(metric, line, routed)
+            return True
+        return False
+
+    def _json_member(self, s: str, line: str, routed: bool) -> bool:
+        """One line of JSON printed over several: an object opened or closed, its "unit", or a numeric member (a
+        figure labelled by its object's name and its key). False: not such a line (the JSON is over)."""
+        nest = self._nest if self._nest is not None else []
+        if s in _JSON_OPEN or s in _JSON_CLOSE:
+            if s in _JSON_CLOSE:
+                nest = nest[:-1]
+            else:
+                nest = nest + [[None, None, 0 if s[0] == "[" else None]]
+            self._nest = nest or None
+            return True
+        m = _MEMBER.fullmatch(s)
+        if m is None and not nest and s.endswith(" {"):  # "… - evalscope - INFO - {": an object printed after a log's text
+            self._nest = [[None, None, None]]
+            return True
+        if m is None and nest and nest[-1][2] is not None and (item := _ARRAY_ITEM.fullmatch(s)) is not None:
+            name = nest[-1][0] or (nest[-2][0] if len(nest) > 1 else None)  # "cpu_freqs_khz": [ 2400000, … ]
+            nest[-1][2] += 1
+            if name and nest[-1][2] <= LIST_ITEMS:
+                self._add(f"{_label(name)} [{nest[-1][2]}]", item[1], _key_unit(name), line, routed, bare=True)
+            return True
+        if m is None or len(nest) >= MAX_JSON_DEPTH:
+            self._nest = None
+            return False
+        key, value = m["key"], m["value"]
+        if value in ("{", "["):
+            nest = nest + [[key, None, 0 if value == "[" else None]]
+        elif key == "unit" and value.startswith('"') and nest:
+            nest[-1][1] = value.strip('"')
+        elif value[0].isdigit() or value[0] in "+-" or _QUOTED_NUMBER.fullmatch(value) is not None:
+            value = value.strip('"')  # "tokens_per_second": "161.70"
+            name, unit = nest[-1][:2] if nest else (None, None)
+            label = f"{name} {key}" if name else key
+            km = _bracket_unit(key) if key.endswith(")") else None  # "Time taken for tests (s)": 375.537
+            if km is not None:
+                label, unit = (f"{name} {km['label']}" if name else km["label"]), unit or km["unit"]
+            unit = unit or _key_unit(key) or (_key_unit(name) if name else None)
+            if unit == "%" and label.lower().endswith(("_percent", "_pct")):  # "avg_gpu_load_percent": 0.0
+                label = label.rsplit("_", 1)[0]
+            stat = name is not None and _STAT_COLUMN.fullmatch(key) is not None  # "schedule_delay": {"min": …}
+            self._add(_label(label), value, unit, line, routed, bare=True, noise_label=f"{name} avg" if stat else None)
+        self._nest = nest or None
+        return True
+
+    def _metric(self, m: re.Match, line: str, routed: bool) -> None:
+        """A Prometheus sample: labelled by the metric's name and its first label's value; its unit from the
+        name's suffix (``_us``, ``_seconds``, ``_bytes``; ``_total`` and ``_count`` are counts)."""
+        name, labels = m["name"], m["labels"]
+        if name.endswith("_bucket"):
+            return  # one sample per bucket: the _sum and _count say it in two
+        base = name[:-6] if name.endswith("_total") else name
+        first = _METRIC_LABEL.search(labels) if labels else None
+        label = f"{base} {first['value']}" if first is not None else base
+        # a histogram's _sum is in the metric's unit ("…_seconds_sum"); its _count counts observations (no unit)
+        unit = None if base.endswith("_count") else _key_unit(base[:-4] if base.endswith("_sum") else base)
+        self._add(_label(label), m["num"], unit, line, routed, bare=True)
+
+    def _json(self, s: str, line: str, routed: bool) -> bool:
+        try:
+            obj = json.loads(s)
+        except ValueError:
+            return False
+        if not isinstance(obj, dict):
+            return False
+        for key, value in _flat(obj):
+            self._add(_label(key.replace("_", " ")), repr(value), _key_unit(key), line, routed, bare=True)
+        return True

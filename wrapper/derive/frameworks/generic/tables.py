@@ -1,0 +1,288 @@
+"""The general reader's tables: markdown/box rows, fixed-width columns, CSV; a cell's grammar."""
+from __future__ import annotations
+
+import csv
+import re
+from typing import Optional
+
+from ....core.lazy_re import LazyPattern
+from .lexicon import (
+    MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _NOT_A_DURATION, _NUM, _STAT_COLUMN, _UNIT,
+    _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
+
+
+_ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
+                          + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
+
+
+# A cell of a size or power used out of a total: "4644MiB / 32768MiB", "245W / 250W"
+_OF_TOTAL_CELL = LazyPattern(r"(?P<used>" + _NUM + r"\s*(?:" + _UNIT + r"))\s*/\s*(?P<total>" + _NUM + r")\s*(?:" + _UNIT + r")")
+
+
+_FRACTION = LazyPattern(r"(\d+)/(\d+)")  # a table cell "3247/3248": how many of how many (requests succeeded)
+
+
+_PAIR_CELL = LazyPattern(r"[A-Za-z_][=:]\s*[-+]?\d")  # a cell holding "key=value" figures of its own
+
+
+_COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadsheet's cells pasted)
+
+
+MIN_SPACED_COLUMNS = 3
+
+
+MAX_HEADER_CELL_CHARS = 40
+
+
+# CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
+_CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
+
+
+_CSV_NUMBER = LazyPattern(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|")
+
+
+_ROW_HEADERS = frozenset(("metric", "metrics", "name", "statistic", "stat", "measure", "measurement", "benchmark"))
+
+
+MIN_CSV_COLUMNS = 3
+
+
+_RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
+
+
+# A column named by a setting's value ("Batch 1", "bs=8", "ctx 4096"): its cells are measurements at that setting,
+# noise or not by their row's name.
+_SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|conc|threads?|n)\s*[=:]?\s*\d+", re.I)
+
+
+def _contradicted(column: str, unit: str) -> bool:
+    """Whether a cell's unit says another kind than its column's name ("18 token(s)" under "load duration": a
+    table whose cells shifted under the wrong columns); False when the name says no kind plainly (only a name
+    ending in a duration's word, "count" or "rate" does)."""
+    words = _words(column).lower()
+    if _UNITLESS_DURATION.search(words) is not None and _NOT_A_DURATION.search(words) is None:
+        named = "duration"
+    else:
+        named = "count" if words.endswith(" count") else "rate" if words.endswith(" rate") else None
+    printed = _unit_kind(unit, words)[1]
+    return named is not None and printed is not None and named != printed
+
+
+def _cell_values(cells: list) -> tuple:
+    """(each cell's value match or None, each cell's other figures [(label suffix, number), …]) of a table row."""
+    values, others = [], []
+    for cell in cells:
+        value, more = _CELL_VALUE.fullmatch(cell), []
+        if value is None and (compound := _compound(cell)) is not None:
+            value, more = compound
+        values.append(value)
+        others.append(more)
+    return values, others
+
+
+def _compound(cell: str) -> Optional[tuple]:
+    """A table cell holding more than one figure: (its value, as ``_CELL_VALUE`` reads a plain cell, [(label suffix,
+    number), …] of the others), or None: "37.9 -> 37.6 (Max 38.1)" is 37.6, "from" 37.9 and "max" 38.1; "4644MiB /
+    32768MiB" is 4644 and "total" 32768."""
+    if "->" in cell or "\u2192" in cell or "=>" in cell:
+        m = _ARROW_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["b"]), [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else [])
+    if "/" in cell:
+        m = _OF_TOTAL_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["used"]), [("total", m["total"])]
+    return None
+
+
+class TableShapes:
+    """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
+
+    def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
+        """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
+        its column, the unit from the column's brackets or the cell); a header is kept. True: a row was read."""
+        cells = _COLUMN_GAP.split(s)
+        header = original = self._spaced
+        self._spaced = None
+        pair = len(cells) == 2 and "\t" in s  # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table
+        if len(cells) < MIN_SPACED_COLUMNS and not pair:
+            return False
+        values, others = _cell_values(cells)
+        indented = self._spaced_indented
+        if header is None and sum(v is not None for v in values) >= 2 - pair and self.line_before is not None:
+            header = original = self._header_above(len(cells))
+            indented = self._spaced_indented
+        trailing = None
+        if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
+            # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
+            header, cells, values, others = [""] + header, [""] + cells[1:], [None] + values[1:], [[]] + others[1:]
+        elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
+            if indented:
+                header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
+            elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
+                trailing, cells, values, others = cells[-1], cells[:-1], values[:-1], others[:-1]
+        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2 - pair:
+            if trailing is None and values[-1] is None and _PAIR_CELL.search(cells[-1]) is not None:
+                trailing = cells[-1]  # "items_per_second=34.412/s": a cell of its own labelled figures
+                values = values[:-1] + [None]
+                cells = cells[:-1] + [""]
+            row = " ".join(c for c, v in zip(cells, values) if v is None and c).rstrip(":")
+            stat = _STAT_COLUMN.fullmatch(row.strip()) is not None  # "P50:", "AVG": the row is a statistic
+            rm = _bracket_unit(row)
+            row_unit = None
+            if rm is not None:
+                row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
+            for name, value, more in zip(header, values, others):
+                if value is not None:
+                    m = _CELL_UNIT.match(name)
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
+                    noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
+                    if self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True):
+                        for suffix, num in more:  # "4644MiB / 32768MiB": the total beside the size used
+                            self._add(_label(f"{row} {label} {suffix}"), num, unit, line, routed, noise_label=noise,
+                                      bare=True)
+            if trailing is not None:
+                self._pairs(f"{row} {trailing}", line, routed)
+            self._spaced = original
+            return True
+        if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
+            self._spaced = cells  # a header: read as any line too (it holds no number)
+            self._spaced_indented = line.lstrip(">")[:1].isspace()
+        return False
+
+    def _header_above(self, columns: int) -> Optional[list]:
+        """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
+        cells (or one fewer: no corner above the rows' names), none of them a value ("Benchmark  Time  CPU"); a
+        rule between the two ("-----") is passed over."""
+        above = self.line_before(1)
+        if above and set(above.strip()) <= _RULE_CHARS:
+            above = self.line_before(2)
+        if not above or len(above) > MAX_LINE_CHARS:
+            return None
+        indented = above.lstrip(">")[:1].isspace()
+        above = above.strip()
+        if above[:1] == ">":
+            above = above.lstrip("> ")
+        cells = _COLUMN_GAP.split(above)
+        if not columns - 1 <= len(cells) <= columns or len(cells) < MIN_SPACED_COLUMNS - 1:
+            return None
+        self._spaced_indented = indented
+        if any(_CELL_VALUE.fullmatch(c) or len(c) > MAX_HEADER_CELL_CHARS for c in cells):
+            return None
+        return cells
+
+    def _csv_line(self, s: str, line: str, routed: bool) -> bool:
+        """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
+        unit from the column's brackets or suffix (``prefill_tps``, ``ttft (ms)``, ``kv_bytes``)."""
+        cells = next(csv.reader([s])) if '"' in s else s.split(",")  # '"1,146.31"': a quoted cell keeps its comma
+        header = self._csv
+        by_row = header is not None and header[0].lower() in _ROW_HEADERS  # "Metric,avg,min,…": rows named first
+        if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
+            return False
+        numeric = [_CSV_NUMBER.fullmatch(c.strip()) is not None for c in cells]
+        if header is not None and (all(numeric) and len(cells) == len(header) or (
+                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))
+                or by_row and len(cells) == len(header) and not numeric[0] and all(numeric[1:])):
+            # a row of numbers, or of numbers beside names and times (koboldcpp's benchmark CSV: Timestamp, Model, …);
+            # the trailing columns may be missing; under a "Metric" column, each row's name labels its cells
+            row = cells[0].strip() if by_row and not numeric[0] else None
+            rm = _CELL_UNIT.match(row) if row else None  # "Time To First Token (ms)": the row's unit
+            for name, cell, is_number in zip(header, cells, numeric):
+                if cell.strip() and is_number:
+                    m = _CELL_UNIT.match(name)
+                    label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
+                    noise = None
+                    if row:
+                        subject = rm["label"] if rm else row
+                        noise = f"{subject} avg" if _STAT_COLUMN.fullmatch(label) else None  # "min" is the statistic
+                        label = subject + ("" if len(header) == 2 else f" {label}")
+                        unit = (rm["unit"] if rm and _unit_kind(rm["unit"], rm["label"])[1] else None) or unit
+                    self._add(_label(label), cell.strip(), unit, line, routed, noise_label=noise, bare=True)
+            return True
+        if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
+            self._csv = [c.strip() for c in cells]
+            return True
+        return False
+
+    def _rule_without_pipes(self, s: str) -> bool:
+        """A markdown rule pasted without its outer pipes ("----- | ---- | -----"): the line above is the header
+        of the rows below ("Context | prompt tok/s pre | …", "4096 | 199.149 | …")."""
+        if set(s) - _RULE_CHARS != {"|"} or s.count("|") < 2 or self.line_before is None:
+            return False
+        above = self.line_before(1)
+        if not above or not 0 <= s.count("|") - above.count("|") <= 1 or len(above) > MAX_LINE_CHARS:
+            return False
+        header = [c.strip() for c in above.strip().strip("|").split("|")]
+        # one bar fewer: the header's first cell was taken for a compose prefix ("Context | …"); it names the rows
+        self._header, self._ruled = [""] * (s.count("|") - above.count("|")) + header, True
+        return True
+
+    def _table(self, s: str, line: str, routed: bool) -> None:
+        """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
+        first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
+            cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
+        if all(set(c) <= _RULE_CHARS for c in cells):
+            self._ruled = self._header is not None
+            return  # the |---|---| rule under a header
+        if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
+            self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
+            return
+        values, others = _cell_values(cells)
+        fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
+        row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
+        if not any(values) or (self._header is None and row is None):
+            if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
+                self._header, self._ruled = cells, False
+            return  # a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │")
+        # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
+        header = self._header or [""] * len(cells)
+        several = sum(v is not None or f is not None for v, f in zip(values, fractions)) > 1
+        # "| metric | value | unit |": a column of units names the unit of the row's values
+        row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
+        for name, fraction in zip(header, fractions):
+            if fraction is not None and name and row is not None:  # "Successful Requests" over "3247/3248"
+                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
+                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
+        shifted = row is None and any(v is not None and v["unit"] and _contradicted(n, v["unit"])
+                                      for n, v in zip(header, values))
+        for column, (name, value) in enumerate(zip(header, values)):
+            if value is None:
+                continue
+            m = _bracket_unit(name)  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": no unit
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
+            by_column = m is not None  # the column's name says the unit: no row label needed
+            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
+            if um is not None and (um.end() == len(name) or name[um.end()] == " "):
+                # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
+                row_names = " ".join(c for c, v in zip(cells[:column], values) if c and v is None)  # those before it
+                label, unit = f"{row_names} {name}".strip() if um.end() < len(name) else (row_names or name), um[0]
+                by_column = True
+            stat = False
+            if not by_column and row is not None:
+                rm = _bracket_unit(row)  # "ROCm (patched)": the brackets qualify the row's name
+                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
+                stat = several and _STAT_COLUMN.fullmatch(name) is not None
+                label = f"{label} {name}" if several else label
+            elif shifted:  # a row some of whose cells contradict their columns: no cell says what its column says
+                label = f"{_unit_kind(unit, name)[1] or 'value'} under {name}"
+            noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
+                name if several and name and row is not None and not by_column else None  # "| `rocm-7.14` | 298.30 |":
+            # a row of several values under named columns: each column says what its cells are, the row which setup
+            self._cell(_label(label), value, others[column], unit, noise, line, routed)
+
+    def _cell(self, label: str, value: re.Match, others: list, unit: Optional[str], noise: Optional[str], line: str,
+              routed: bool) -> None:
+        """A table cell's value and what the cell holds beside it: a spread ("13.12 ± 0.85", bare as the value it
+        qualifies), a share or a signed change in brackets, a compound cell's other figures (``_compound``)."""
+        if not self._add(label, value["num"], unit, line, routed, noise_label=noise, bare=True):
+            return
+        if value["spread"]:
+            self._add(label + " \u00b1", value["spread"], unit, line, routed, noise_label=noise, bare=True)
+        elif value["share"]:
+            change = value["share"][0] in "+-" or value["shunit"] == "pp"
+            self._add(label + (" change" if change else ""), value["share"], value["shunit"], line, routed,
+                      noise_label=noise)
+        for suffix, num in others:
+            self._add(_label(f"{label} {suffix}"), num, unit, line, routed, noise_label=noise, bare=True)
