@@ -951,3 +951,40 @@ def test_a_source_files_line_is_noise_a_project_named_like_a_source_file_is_not(
                                               "| mistral.rs | 37.39 |", "whisper.cpp: 92.920 s total")
            for f, _ in run.figures]
     assert ("stats.h", 100.0) not in got and ("mistral.rs", 37.39) in got
+
+
+def test_round_24_cells_a_range_text_cells_with_figures_and_the_units_a_cell_prints():
+    # advantech's Jetson Orin NX notes: "~15-17 tokens/sec", the high end the value and "… low" the other
+    got = {f.label: (f.value, f.unit) for run in read(
+        "| Model Family | Parameters | Quantization | Size | Performance  |", "|---|---|---|---|---|",
+        "| DeepSeek R1 | 1.5 B | Q4_K_M | 1.1 GB | ~15-17 tokens/sec |") for f, _ in run.figures}
+    assert got["DeepSeek R1 Performance"] == (17.0, "tokens/s") and got["DeepSeek R1 Performance low"] == (15.0, "tokens/s")
+    # mlc-ai/mlc-llm (2024-03): a row of text cells under a ruled header, each prose with figures
+    got = [(f.label, f.value, f.unit) for run in read("|legacy|SLM|", "|:-:|:-:|",
+                                                      "|decode 425 tokens, 10.1 t/s|decode 254 tokens, 9.0 t/s|")
+           for f, _ in run.figures]
+    assert ("legacy decode", 425, "tokens") in got and ("SLM decode", 254, "tokens") in got
+    assert {(v, u) for _, v, u in got} >= {(10.1, "tokens/s"), (9.0, "tokens/s")}
+    # TGI's text-generation-benchmark: the cell's "ms" wins over the row's "(token)", which says what the row is
+    got = {f.label: (f.value, f.unit, f.kind) for run in read(
+        "| Step           | Batch Size | Average    | Lowest     | Highest    |", "|---|---|---|---|---|",
+        "| Decode (token) |            | 14.22 ms   | 13.83 ms   | 14.50 ms   |",
+        "| Prefill | 4          | 3.32 tokens/secs   | 3.30 tokens/secs   | 3.34 tokens/secs   |") for f, _ in run.figures}
+    assert got["Decode (token) Lowest"] == (13.83, "ms", "duration")
+    assert got["Prefill Lowest"] == (3.3, "tokens/s", "rate")
+    # a unit-only column's cells are measurements whatever setup the row's text names (ORT GenAI's Flutter plugin)
+    got = [(f.label, f.value, f.unit) for run in read(
+        "| Test | Provider | Config | Tokens | Time (s) | tok/s | Notes |", "|---|---|---|---|---|---|---|",
+        "| A | Default | Factory (128K ctx) | 1971 | 802.3 | 2.46 | Baseline |") for f, _ in run.figures]
+    assert ("A Default Factory (128K ctx)", 2.46, "tokens/s") in got
+
+
+def test_round_24_lines_a_headerless_fixed_width_row_and_rates_per_minute_and_of_samples():
+    # vllm-project/vllm (2026-09): a regression table without header, each value with its unit
+    got = [(f.label, f.value, f.unit) for run in read("v0.21.0 (pre-regression control)   515s  233 req/min",
+                                                      "v0.28.0 stock                      987s  121 req/min")
+           for f, _ in run.figures]
+    assert ("v0.28.0 stock", 987.0, "s") in got and ("v0.28.0 stock", 121.0, "req/min") in got
+    assert ("v0.21.0 (pre-regression control)", 233.0, "req/min") in got
+    (run,) = read("| **Throughput** | 1.02 samples/second |")  # an MLPerf local test's summary
+    assert [(f.value, f.unit, f.kind) for f, _ in run.figures] == [(1.02, "samples/s", "rate")]

@@ -11,6 +11,9 @@ from .lexicon import (
     _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
 
 
+# A range in a cell, its unit after both: "~15-17 tokens/sec" (the high end the cell's value, "… low" the other)
+_RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<b>\d+(?:\.\d+)?\s*(?:" + _UNIT + r"))")
+_FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
 _ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
                           + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
 
@@ -88,6 +91,10 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _ARROW_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["b"]), [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else [])
+    if "-" in cell or "\u2013" in cell:
+        m = _RANGE_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["b"]), [("low", m["a"])]
     if "/" in cell:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
@@ -112,6 +119,10 @@ class TableShapes:
         if header is None and sum(v is not None for v in values) >= 2 - pair and self.line_before is not None:
             header = original = self._header_above(len(cells))
             indented = self._spaced_indented
+        if header is None and not pair and values[0] is None and all(v is not None and v["unit"] for v in values[1:]):
+            for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
+                self._add(_label(cells[0]), value["num"], value["unit"], line, routed)
+            return True
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
@@ -235,7 +246,11 @@ class TableShapes:
         if not any(values) or (self._header is None and row is None):
             if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
                 self._header, self._ruled = cells, False
-            return  # a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │")
+                return  # a header
+            for name, cell in zip(self._header, cells):  # a row of text under a ruled header ("│ API Base │ http:…"),
+                if _FIGURE_IN_TEXT.search(cell) is not None:  # its cells maybe prose with figures: "decode 425 tokens,
+                    self._pairs(f"{name} {cell}", line, routed)  # 10.1 t/s" under "legacy": read as a line
+            return
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
         header = self._header or [""] * len(cells)
         several = sum(v is not None or f is not None for v, f in zip(values, fractions)) > 1
@@ -258,17 +273,22 @@ class TableShapes:
                 # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
                 row_names = " ".join(c for c, v in zip(cells[:column], values) if c and v is None)  # those before it
                 label, unit = f"{row_names} {name}".strip() if um.end() < len(name) else (row_names or name), um[0]
-                by_column = True
+                by_column = measured = True  # its cells are measurements whatever setup the row names
+            else:
+                measured = False
             stat = False
             if not by_column and row is not None:
                 rm = _bracket_unit(row)  # "ROCm (patched)": the brackets qualify the row's name
-                label, unit = (rm["label"], rm["unit"]) if rm else (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
+                # the unit printed beside the number wins over the row's brackets ("Decode (token)" over "13.83 ms":
+                # they say what the row is, a latency per token)
+                label, unit = (rm["label"], rm["unit"]) if rm and not value["unit"] else \
+                    (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             elif shifted:  # a row some of whose cells contradict their columns: no cell says what its column says
                 label = f"{_unit_kind(unit, name)[1] or 'value'} under {name}"
             noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
-                name if several and name and row is not None and not by_column else None  # "| `rocm-7.14` | 298.30 |":
+                name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(_label(label), value, others[column], unit, noise, line, routed)
 
