@@ -244,12 +244,7 @@ class TableShapes:
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
         if not any(values) or (self._header is None and row is None):
-            if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
-                self._header, self._ruled = cells, False
-                return  # a header
-            for name, cell in zip(self._header, cells):  # a row of text under a ruled header ("│ API Base │ http:…"),
-                if _FIGURE_IN_TEXT.search(cell) is not None:  # its cells maybe prose with figures: "decode 425 tokens,
-                    self._pairs(f"{name} {cell}", line, routed)  # 10.1 t/s" under "legacy": read as a line
+            self._text_row(cells, line, routed)
             return
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
         header = self._header or [""] * len(cells)
@@ -291,6 +286,16 @@ class TableShapes:
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(_label(label), value, others[column], unit, noise, line, routed)
+
+    def _text_row(self, cells: list, line: str, routed: bool) -> None:
+        """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
+        whose cells may be prose with figures ("decode 425 tokens, 10.1 t/s" under "legacy"): each read as a line."""
+        if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
+            self._header, self._ruled = cells, False
+            return
+        for name, cell in zip(self._header, cells):
+            if _FIGURE_IN_TEXT.search(cell) is not None:
+                self._pairs(f"{name} {cell}", line, routed)
 
     def _cell(self, label: str, value: re.Match, others: list, unit: Optional[str], noise: Optional[str], line: str,
               routed: bool) -> None:
