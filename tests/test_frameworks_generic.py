@@ -988,3 +988,26 @@ def test_round_24_lines_a_headerless_fixed_width_row_and_rates_per_minute_and_of
     assert ("v0.21.0 (pre-regression control)", 233.0, "req/min") in got
     (run,) = read("| **Throughput** | 1.02 samples/second |")  # an MLPerf local test's summary
     assert [(f.value, f.unit, f.kind) for f, _ in run.figures] == [(1.02, "samples/s", "rate")]
+
+
+def test_round_25_vegetas_go_durations_ollama_ps_cells_and_chinese_units():
+    # bud-runtime's vegeta report (2025-12): a list of Go durations ("2m55s") is read like any other
+    (run,) = read("Duration      [total, attack, wait]             2m55s, 59s, 1m56s",
+                  "Latencies     [min, mean, 50, 90, 95, 99, max]  92.562ms, 5.014s, 315.774ms, 4.562s, 7.139s, 2m0s, 2m0s")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["Duration total"] == (175000.0, "ms") and got["Duration attack"] == (59.0, "s")
+    assert got["Latencies max"] == (120000.0, "ms") and got["Latencies min"] == (92.562, "ms")
+    # `ollama ps` under its header: "100% CPU", "25%/75% CPU/GPU"; `ollama ls`: one value a row under four names
+    got = {f.label: (f.value, f.unit) for run in read(
+        "NAME        ID              SIZE     PROCESSOR          UNTIL",
+        "qwen3:4b    359d7dd4bcda    41 GB    25%/75% CPU/GPU    4 minutes from now",
+        "NAME                  ID              SIZE      MODIFIED",
+        "qwen3:4b              359d7dd4bcda    2.5 GB    7 minutes ago") for f, _ in run.figures}
+    assert {(v, u) for v, u in got.values()} >= {(41.0, "GB"), (25.0, "%"), (75.0, "%"), (2.5, "GB")}
+    assert not any(u == "min" for _, u in got.values())  # "4 minutes from now" is no duration
+    # vllm-project/vllm-ascend (2025-11): "~157 tokens/秒" (per second), "4倍" (times)
+    got = {f.label: (f.value, f.unit, f.kind) for run in read(
+        "| 并发数 | H20 GPU 性能 | 910B4 NPU 性能 |", "| :--- | :--- | :--- |",
+        "| **单并发** | **~157 tokens/秒** | **~40 tokens/秒** |", "H20 约是 NPU 的 4倍") for f, _ in run.figures}
+    assert got["单并发 H20 GPU 性能"] == (157.0, "tokens/s", "rate")
+    assert (4.0, "x", "ratio") in got.values()

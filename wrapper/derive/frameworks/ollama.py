@@ -32,8 +32,9 @@ from .units import integer, number, size_mib
 NAME = "ollama"
 
 # The name as ollama's own output shows it (its journal tag "ollama[569358]:", its commands, paths and variables),
-# not as any word: a comparison table's row "ollama  1450  480 …" or a prose mention is no ollama log.
-_SELF = re.compile(r"ollama\[\d+\]|\bollama (?:run|serve|version|ps|pull|create|show)\b|[/\\.]ollama\b|\bollama[/\\]"
+# not as any word: a comparison table's row "ollama  1450  480 …" or a prose mention is no ollama log, nor another
+# tool's model store named after the registry it pulled from (RamaLama's "…/ramalama/models/ollama/smollm:135m").
+_SELF = re.compile(r"ollama\[\d+\]|\bollama (?:run|serve|version|ps|pull|create|show)\b|(?<!models)[/\\.]ollama\b|(?<!models/)\bollama[/\\]"
                    r"|ollama\.(?:com|ai)|OLLAMA_|\bollama(?:-|_)?(?:runner|server|llama)|[Oo]llama (?:version|is running)"
                    r"|level=\w+ source=|\[GIN\]|^\S*ollama\S*\s+\|"  # docker compose's "ollama  | " service prefix
                    r"|\bollama[_-]v?\d")  # a version named ("ollama_v30_rc31")

@@ -37,7 +37,7 @@ _RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tok
                "s/it": "s/it", "qps": "req/s", "rps": "req/s",
                "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min", "tokens/secs": "tokens/s",
                "token/secs": "tokens/s", "token/min": "tokens/min", "tok/min": "tokens/min", "toks/min": "tokens/min",
-               "reqs/s": "req/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
+               "reqs/s": "req/s", "tokens/\u79d2": "tokens/s", "token/\u79d2": "tokens/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
                "reqs/s/user": "req/s", "req/s/gpu": "req/s", "reqs/s/gpu": "req/s"}  # Ray Serve's "reqs/s/replica"
 
 
@@ -66,7 +66,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -93,9 +93,9 @@ _LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 
 
-# a cell's value, maybe its spread ("1287.54 ± 66.23"), its share in brackets ("100 (100.0%)") or its change against
+# a cell's value, maybe approximate ("~157 tokens/秒"), maybe its spread ("1287.54 ± 66.23"), its share in brackets ("100 (100.0%)") or its change against
 # another column, signed ("74.22 (-9.3%)", "50.1% (-5.2pp)": percentage points)
-_CELL_VALUE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
+_CELL_VALUE = LazyPattern(r"[~\u2248]?\s*(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
                           + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*(?P<shunit>%|pp)\))?")  # "1900.72 ± 33.74 t/s"
 
 
@@ -258,7 +258,7 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return "/min", "rate"
     if low == "bpw":  # "file size = 60.85 GiB (4.85 BPW)": bits per weight, a quantization's density
         return "BPW", "ratio"
-    if unit in ("x", "\u00d7"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**"
+    if unit in ("x", "\u00d7", "\u500d"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**", "4倍"
         return "x", "ratio"
     return None, None
 

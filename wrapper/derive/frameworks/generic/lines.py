@@ -199,6 +199,17 @@ _BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=]
 _BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
 
 
+def _list_value(text: str) -> Optional[tuple]:
+    """(number as printed, unit) of one value of a list, a Go duration of several parts in ms ("2m55s", vegeta's),
+    or None."""
+    cell = _CELL_VALUE.fullmatch(text)
+    if cell is not None:
+        return cell["num"], cell["unit"]
+    if _MULTI_DURATION.fullmatch(text) is not None:
+        return repr(go_duration_ms(text)), "ms"
+    return None
+
+
 def _beside_noise(s: str, start: int, end: int) -> bool:
     """Whether what stands around the number at ``s[start:end]`` makes it no value: a part of a time, date, address
     or version, a bar's percentage, a source file's line ("[stats.h:100]", "llama.cpp:1234")."""
@@ -420,11 +431,11 @@ class LineShapes:
             return
         if m is not None:
             names = [n.strip() for n in m["names"].split(",")]
-            cells = [_CELL_VALUE.fullmatch(v.strip()) for v in m["values"].rstrip().split(",")]
+            cells = [_list_value(v.strip()) for v in m["values"].rstrip().split(",")]
             if len(names) == len(cells) and all(cells):
                 head = _label(m["label"])
-                for name, cell in zip(names, cells):
-                    self._add(_label(f"{head} {name}"), cell["num"], cell["unit"], line, routed, bare=True)
+                for name, (num, unit) in zip(names, cells):
+                    self._add(_label(f"{head} {name}"), num, unit, line, routed, bare=True)
                 taken.append(m.span())
                 return
         for m in _NUMBER_LIST.finditer(s):

@@ -232,7 +232,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return False
         if kind == "duration" and abs(value) * _TO_MS.get(unit, 1.0) > EPOCH_MS:  # "model_load_start_ms": a clock
             return False
-        if unit == "x" and "." not in num_text:  # "2x A100", "1920x1080": a count of things, a resolution
+        # "2x A100", "1920x1080": a count of things, a resolution ("4倍", four times, is a ratio)
+        if unit == "x" and "." not in num_text and unit_text != "\u500d":
             return False
         if kind == "count":
             if value < 0:

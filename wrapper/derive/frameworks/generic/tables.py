@@ -13,6 +13,8 @@ from .lexicon import (
 
 # A range in a cell, its unit after both: "~15-17 tokens/sec" (the high end the cell's value, "… low" the other)
 _RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<b>\d+(?:\.\d+)?\s*(?:" + _UNIT + r"))")
+# A share of a named thing: ollama ps's "100% GPU", "48%/52% CPU/GPU"
+_SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[A-Za-z]+)(?:/(?P<of2>[A-Za-z]+))?")
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
 _ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
                           + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
@@ -72,33 +74,42 @@ def _contradicted(column: str, unit: str) -> bool:
 
 
 def _cell_values(cells: list) -> tuple:
-    """(each cell's value match or None, each cell's other figures [(label suffix, number), …]) of a table row."""
-    values, others = [], []
+    """(each cell's value match or None, each cell's (label suffix of its value, [(label suffix, number), …] of
+    its other figures)) of a table row."""
+    values, extras = [], []
     for cell in cells:
-        value, more = _CELL_VALUE.fullmatch(cell), []
+        value, extra = _CELL_VALUE.fullmatch(cell), _PLAIN
         if value is None and (compound := _compound(cell)) is not None:
-            value, more = compound
+            value, extra = compound
         values.append(value)
-        others.append(more)
-    return values, others
+        extras.append(extra)
+    return values, extras
+
+
+_PLAIN = ("", ())  # a cell of one value: no suffix, no other figure
 
 
 def _compound(cell: str) -> Optional[tuple]:
-    """A table cell holding more than one figure: (its value, as ``_CELL_VALUE`` reads a plain cell, [(label suffix,
-    number), …] of the others), or None: "37.9 -> 37.6 (Max 38.1)" is 37.6, "from" 37.9 and "max" 38.1; "4644MiB /
-    32768MiB" is 4644 and "total" 32768."""
+    """A table cell holding more than one figure, or one with a word: (its value, as ``_CELL_VALUE`` reads a plain
+    cell, (its label suffix, [(label suffix, number), …] of the others)), or None. "37.9 -> 37.6 (Max 38.1)" is
+    37.6, "from" 37.9 and "max" 38.1; "4644MiB / 32768MiB" is 4644 and "total" 32768; "~15-17 tokens/sec" is 17 and
+    "low" 15; ollama ps's "100% GPU" is 100 % "GPU", its "48%/52% CPU/GPU" 48 % "CPU" and 52 "GPU"."""
     if "->" in cell or "\u2192" in cell or "=>" in cell:
         m = _ARROW_CELL.fullmatch(cell)
         if m is not None:
-            return _CELL_VALUE.fullmatch(m["b"]), [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else [])
+            return _CELL_VALUE.fullmatch(m["b"]), ("", [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else []))
     if "-" in cell or "\u2013" in cell:
         m = _RANGE_CELL.fullmatch(cell)
         if m is not None:
-            return _CELL_VALUE.fullmatch(m["b"]), [("low", m["a"])]
+            return _CELL_VALUE.fullmatch(m["b"]), ("", [("low", m["a"])])
+    if "%" in cell:
+        m = _SHARE_OF_CELL.fullmatch(cell)
+        if m is not None:
+            return _CELL_VALUE.fullmatch(m["a"] + "%"), (m["of"], [(m["of2"], m["b"])] if m["b"] else [])
     if "/" in cell:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
-            return _CELL_VALUE.fullmatch(m["used"]), [("total", m["total"])]
+            return _CELL_VALUE.fullmatch(m["used"]), ("", [("total", m["total"])])
     return None
 
 
@@ -114,9 +125,10 @@ class TableShapes:
         pair = len(cells) == 2 and "\t" in s  # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table
         if len(cells) < MIN_SPACED_COLUMNS and not pair:
             return False
-        values, others = _cell_values(cells)
+        values, extras = _cell_values(cells)
         indented = self._spaced_indented
-        if header is None and sum(v is not None for v in values) >= 2 - pair and self.line_before is not None:
+        least = 1 if pair or len(cells) > MIN_SPACED_COLUMNS else 2  # under a header of 4+ names one value is a row
+        if header is None and sum(v is not None for v in values) >= least and self.line_before is not None:
             header = original = self._header_above(len(cells))
             indented = self._spaced_indented
         if header is None and not pair and values[0] is None and all(v is not None and v["unit"] for v in values[1:]):
@@ -126,13 +138,13 @@ class TableShapes:
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
-            header, cells, values, others = [""] + header, [""] + cells[1:], [None] + values[1:], [[]] + others[1:]
+            header, cells, values, extras = [""] + header, [""] + cells[1:], [None] + values[1:], [_PLAIN] + extras[1:]
         elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
             if indented:
                 header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
             elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
-                trailing, cells, values, others = cells[-1], cells[:-1], values[:-1], others[:-1]
-        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= 2 - pair:
+                trailing, cells, values, extras = cells[-1], cells[:-1], values[:-1], extras[:-1]
+        if header is not None and len(cells) == len(header) and sum(v is not None for v in values) >= least:
             if trailing is None and values[-1] is None and _PAIR_CELL.search(cells[-1]) is not None:
                 trailing = cells[-1]  # "items_per_second=34.412/s": a cell of its own labelled figures
                 values = values[:-1] + [None]
@@ -143,15 +155,12 @@ class TableShapes:
             row_unit = None
             if rm is not None:
                 row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
-            for name, value, more in zip(header, values, others):
+            for name, value, extra in zip(header, values, extras):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
-                    if self._add(_label(f"{row} {label}"), value["num"], unit, line, routed, noise_label=noise, bare=True):
-                        for suffix, num in more:  # "4644MiB / 32768MiB": the total beside the size used
-                            self._add(_label(f"{row} {label} {suffix}"), num, unit, line, routed, noise_label=noise,
-                                      bare=True)
+                    self._cell(_label(f"{row} {label} {extra[0]}"), value, extra[1], unit, noise, line, routed)
             if trailing is not None:
                 self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
@@ -240,7 +249,7 @@ class TableShapes:
         if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
             self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
             return
-        values, others = _cell_values(cells)
+        values, extras = _cell_values(cells)
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
         if not any(values) or (self._header is None and row is None):
@@ -285,7 +294,7 @@ class TableShapes:
             noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
-            self._cell(_label(label), value, others[column], unit, noise, line, routed)
+            self._cell(_label(f"{label} {extras[column][0]}"), value, extras[column][1], unit, noise, line, routed)
 
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
