@@ -72,15 +72,19 @@ def test_a_progress_bars_rate_is_a_figure_of_its_description_a_few_times_per_bar
     (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
                   "Loading weights:  25% Completed | 1/4 [00:00<00:01,  2.32it/s]",
                   "Decode token  100%|██████| 357310/357310 [ 2318.57it/s    02:34/00:00   ]")
-    # a finished bar's elapsed time is a duration of its description; a bar still going has none (progress)
+    # a finished bar's elapsed time is a duration of its description; a bar still going: its time so far and
+    # tqdm's estimate of the time left
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
+        ("Loading weights elapsed so far", 0, "s", "duration"), ("Loading weights remaining", 1, "s", "duration"),
         ("Loading weights", 2.32, "it/s", "rate"), ("Decode token", 2318.57, "it/s", "rate")]
-    assert run.core == {}  # a bar's rate says how fast its items went, no core figure
-    # a bar redrawn again and again keeps its first BAR_VALUES rates, not one per redraw
-    redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:0{p % 10}<00:09, {10 + p}.5it/s]" for p in range(1, 40)]
+    assert run.core == {}  # a bar's rate and times say how its items went, no core figure (not a load time)
+    # a bar redrawn again and again keeps its first BAR_VALUES rates and times, not one per redraw
+    redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:{p:02d}<00:09, {10 + p}.5it/s]" for p in range(1, 40)]
     (run,) = read(*redraws)
-    assert [f.value for f, _ in run.figures] == [11.5, 12.5, 13.5] and generic.BAR_VALUES == 3
+    assert [f.value for f, _ in run.figures if f.unit == "it/s"] == [11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5, 18.5]
+    assert [f.value for f, _ in run.figures if f.label.endswith("so far")] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert generic.BAR_VALUES == 8
 
 
 def test_values_before_the_unit_that_closes_the_line():

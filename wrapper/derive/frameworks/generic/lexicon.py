@@ -206,10 +206,10 @@ _SEP = LazyPattern(r"[\s_]+")
 # Words that make a label a step beside the core figure, not the figure ("prompt cache update took 0.01 ms"):
 # parts of the work, statistics, and the reader's own suffixes ("Decode speed from":
 # the value a change came from, ``lines._arrows``; "duration under prompt eval count": a cell of a row whose cells
-# contradict their columns, ``tables._contradicted``)
+# contradict their columns, ``tables._contradicted``; a bar still going, ``lines._bar``: "… elapsed so far", "… remaining")
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
                        r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
-                       r"\(token\)| from $| under ")
+                       r"\(token\)| from $| under | so far $| remaining $")
 
 
 @functools.lru_cache(maxsize=4096)

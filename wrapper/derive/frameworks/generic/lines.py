@@ -123,7 +123,8 @@ _BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Complet
                    r"\[(?P<inner>[^\]]*)\]")
 
 
-_BAR_ELAPSED = LazyPattern(r"\s*(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d\d)<")  # a bar's "[00:48<00:00, …": time so far
+# a bar's "[00:48<00:07, …": the time so far and tqdm's estimate of the time left
+_BAR_ELAPSED = LazyPattern(r"\s*(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d\d)<(?:(?:(?P<rh>\d+):)?(?P<rm>\d+):(?P<rs>\d\d))?")
 
 
 # stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
@@ -160,7 +161,7 @@ BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 
 
-BAR_VALUES = 3
+BAR_VALUES = 8
 
 
 MAX_BARS = 256
@@ -302,17 +303,24 @@ class LineShapes:
     def _bar(self, s: str, line: str, routed: bool) -> Optional[str]:
         """A progress bar's rate ("Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:01,
         2.32it/s]", tqdm's "Requests sent 100%|██████| 1000/1000 [ 6.49it/s 02:34/00:00 ]"), labelled by the bar's
-        description; at most BAR_VALUES values per bar (a redrawn bar prints a new one each time). The rest of
-        its description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar (its percentage done, its
-        count and times are progress, never figures)."""
+        description, and its times: a finished bar's elapsed time, one still going its time so far and tqdm's
+        estimate of the time left ("… elapsed so far", "… remaining"); at most BAR_VALUES of each per bar (a redrawn
+        bar prints new ones each time). The rest of its description and of its brackets after the rate, to be read
+        as any text; None when ``s`` is no bar (its percentage done and its count are progress, never figures)."""
         m = _BAR.match(s)
         if m is None:
             return None
         inner = m["inner"]
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
-        if m["done"] == m["total"] and (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar: its time
+        if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
-            self._bar_rate(f"{label} elapsed", str(seconds), "s", line, routed)
+            if m["done"] == m["total"]:
+                self._bar_rate(f"{label} elapsed", str(seconds), "s", line, routed)
+            else:
+                self._bar_rate(f"{label} elapsed so far", str(seconds), "s", line, routed)
+                if elapsed["rm"] is not None:
+                    left = int(elapsed["rh"] or 0) * 3600 + int(elapsed["rm"]) * 60 + int(elapsed["rs"])
+                    self._bar_rate(f"{label} remaining", str(left), "s", line, routed)
         rate = _BAR_RATE.search(inner)
         desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
         if rate is None:
