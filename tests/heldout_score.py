@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -37,6 +38,9 @@ def _numbers(node, path=""):
             yield from _numbers(v, f"{path}.{i}")
 
 
+_WORDED_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hours?|h|minutes?|mins?|seconds?|secs?|s|ms)\b")
+
+
 def _value(printed) -> float:
     """A sheet's value: a number, or a duration as printed ("2m29.59s", "0:00:16.24"), in seconds."""
     if isinstance(printed, (int, float)):
@@ -50,8 +54,11 @@ def _value(printed) -> float:
         parts = [float(p) for p in text.split(":")]
         return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
     ms = duration_ms(text)
-    if ms is None:
-        raise ValueError(f"sheet value {printed!r} is neither a number nor a duration")
+    if ms is None:  # "1 min 19 seconds": parts in words
+        parts = _WORDED_PART.findall(text)
+        if not parts or _WORDED_PART.sub("", text).strip():
+            raise ValueError(f"sheet value {printed!r} is neither a number nor a duration")
+        ms = sum(duration_ms(f"{num} {unit}") for num, unit in parts)
     return ms / 1000.0
 
 

@@ -1015,3 +1015,16 @@ def test_round_25_vegetas_go_durations_ollama_ps_cells_and_chinese_units():
         "| **单并发** | **~157 tokens/秒** | **~40 tokens/秒** |", "H20 约是 NPU 的 4倍") for f, _ in run.figures}
     assert got["单并发 H20 GPU 性能"] == (157.0, "tokens/s", "rate")
     assert (4.0, "x", "ratio") in got.values()
+
+
+def test_round_26_a_cell_of_a_sweep_and_a_bar_of_an_engine_named_in_a_comparison_table():
+    # InternLM/lmdeploy (2024-11): lmdeploy against MindIE, each cell a sweep of batch sizes "1238 / 1693 / 1837"
+    got = [(f.label, f.value) for run in read("| Engine | Prefill performance, token/s |", "|---|---|",
+                                              "| lmdeploy | 1238 / 1693 / 1837 |") for f, _ in run.figures]
+    assert got == [("lmdeploy [1]", 1238.0), ("lmdeploy [2]", 1693.0), ("lmdeploy [3]", 1837.0)]
+    # a table's row naming an engine among others is a comparison, no evidence of that engine's log
+    parser = frameworks.new_parser()
+    for line in ("| Implementation | Precision | Time | VRAM Usage |", "| --- | --- | --- | --- |",
+                 "| transformers (SDPA)[^1] | fp16 | 1m52s | 4960MB |", "| OpenVINO CPU | fp16 | 2m01s | 3900MB |"):
+        parser.feed_line(line)
+    assert parser.results()[-1]["framework"] == "unknown"

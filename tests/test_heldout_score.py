@@ -22,3 +22,4 @@ def test_a_sheet_may_give_a_duration_as_printed():
     assert _value(2.5) == 2.5
     assert _value("2m29.5s") == 149.5
     assert _value("0:00:16.25") == 16.25
+    assert _value("1 min 19 seconds") == 79.0  # transformers.js's whisper-web timings (held-out round 26)

@@ -58,7 +58,10 @@ def rule(gate: str, pattern: str, *keys: tuple[str | None, Callable], **options)
 
 def _named(line: str, word: str) -> bool:
     """Whether ``word`` stands in ``line`` as a name the log prints, not inside a URL ("[GenAI-Perf](https://github.com/
-    triton-inference-server/perf_analyzer)" is a link to a project, no line of its output)."""
+    triton-inference-server/perf_analyzer)" is a link to a project, no line of its output) nor in a table's row
+    ("| OpenVINO CPU | Llama-3.1-8B Q4_K_M | 3.89 |": one engine among others, compared)."""
+    if line.lstrip()[:1] == "|":
+        return False
     at = line.find(word)
     while at >= 0:
         start = max(line.rfind(" ", 0, at), line.rfind("(", 0, at), line.rfind("\t", 0, at)) + 1

@@ -27,7 +27,7 @@ class Parser(FamilyParser):
     NAME = NAME
 
     def feed(self, text: str, line: str) -> None:
-        if _OWN.search(line) is not None:
+        if _OWN.search(line) is not None and line.lstrip()[:1] != "|":  # a table's row compares it with others
             self.evidence += 1
         if text.startswith(_BARS):
             ms = bar_elapsed_ms(text)

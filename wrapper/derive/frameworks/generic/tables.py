@@ -15,6 +15,8 @@ from .lexicon import (
 _RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<b>\d+(?:\.\d+)?\s*(?:" + _UNIT + r"))")
 # A share of a named thing: ollama ps's "100% GPU", "48%/52% CPU/GPU"
 _SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[A-Za-z]+)(?:/(?P<of2>[A-Za-z]+))?")
+# Three or more numbers apart by slashes, one cell ("15 / 131 / 454 / 441": a value per setting of a sweep)
+_SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}")
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
 _ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
                           + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
@@ -93,7 +95,8 @@ def _compound(cell: str) -> Optional[tuple]:
     """A table cell holding more than one figure, or one with a word: (its value, as ``_CELL_VALUE`` reads a plain
     cell, (its label suffix, [(label suffix, number), …] of the others)), or None. "37.9 -> 37.6 (Max 38.1)" is
     37.6, "from" 37.9 and "max" 38.1; "4644MiB / 32768MiB" is 4644 and "total" 32768; "~15-17 tokens/sec" is 17 and
-    "low" 15; ollama ps's "100% GPU" is 100 % "GPU", its "48%/52% CPU/GPU" 48 % "CPU" and 52 "GPU"."""
+    "low" 15; ollama ps's "100% GPU" is 100 % "GPU", its "48%/52% CPU/GPU" 48 % "CPU" and 52 "GPU"; "1238 / 1693 /
+    1837" is 1238 "[1]", 1693 "[2]" and 1837 "[3]"."""
     if "->" in cell or "\u2192" in cell or "=>" in cell:
         m = _ARROW_CELL.fullmatch(cell)
         if m is not None:
@@ -106,6 +109,9 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _SHARE_OF_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["a"] + "%"), (m["of"], [(m["of2"], m["b"])] if m["b"] else [])
+    if " / " in cell and _SERIES_CELL.fullmatch(cell) is not None:  # "1238 / 1693 / 1837": one value per setting
+        items = [item.strip() for item in cell.split("/")]
+        return _CELL_VALUE.fullmatch(items[0]), ("[1]", [(f"[{i}]", item) for i, item in enumerate(items[1:], 2)])
     if "/" in cell:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
@@ -160,7 +166,7 @@ class TableShapes:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
-                    self._cell(_label(f"{row} {label} {extra[0]}"), value, extra[1], unit, noise, line, routed)
+                    self._cell(f"{row} {label}", value, extra, unit, noise, line, routed)
             if trailing is not None:
                 self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
@@ -294,7 +300,7 @@ class TableShapes:
             noise = f"{label[:-len(name)]}avg" if stat else row if row and _SETTING_COLUMN.fullmatch(name) else \
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
-            self._cell(_label(f"{label} {extras[column][0]}"), value, extras[column][1], unit, noise, line, routed)
+            self._cell(label, value, extras[column], unit, noise, line, routed)
 
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
@@ -306,10 +312,13 @@ class TableShapes:
             if _FIGURE_IN_TEXT.search(cell) is not None:
                 self._pairs(f"{name} {cell}", line, routed)
 
-    def _cell(self, label: str, value: re.Match, others: list, unit: Optional[str], noise: Optional[str], line: str,
+    def _cell(self, name: str, value: re.Match, extra: tuple, unit: Optional[str], noise: Optional[str], line: str,
               routed: bool) -> None:
-        """A table cell's value and what the cell holds beside it: a spread ("13.12 ± 0.85", bare as the value it
-        qualifies), a share or a signed change in brackets, a compound cell's other figures (``_compound``)."""
+        """A table cell's value, labelled by ``name`` and the suffix ``extra`` gives it, and what the cell holds beside
+        it: a spread ("13.12 ± 0.85", bare as the value it qualifies), a share or a signed change in brackets, a
+        compound cell's other figures (``extra``: ``_compound``'s suffix and others)."""
+        suffix, others = extra
+        label = _label(f"{name} {suffix}")
         if not self._add(label, value["num"], unit, line, routed, noise_label=noise, bare=True):
             return
         if value["spread"]:
@@ -318,5 +327,5 @@ class TableShapes:
             change = value["share"][0] in "+-" or value["shunit"] == "pp"
             self._add(label + (" change" if change else ""), value["share"], value["shunit"], line, routed,
                       noise_label=noise)
-        for suffix, num in others:
-            self._add(_label(f"{label} {suffix}"), num, unit, line, routed, noise_label=noise, bare=True)
+        for other, num in others:
+            self._add(_label(f"{name} {other}"), num, unit, line, routed, noise_label=noise, bare=True)
