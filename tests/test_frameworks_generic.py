@@ -1028,3 +1028,18 @@ def test_round_26_a_cell_of_a_sweep_and_a_bar_of_an_engine_named_in_a_comparison
                  "| transformers (SDPA)[^1] | fp16 | 1m52s | 4960MB |", "| OpenVINO CPU | fp16 | 2m01s | 3900MB |"):
         parser.feed_line(line)
     assert parser.results()[-1]["framework"] == "unknown"
+
+
+def test_round_26_cells_of_go_durations_with_a_mark_or_a_named_figure_in_brackets():
+    got = {f.label: (f.value, f.unit) for run in read(
+        "| Implementation | Precision | Time | VRAM Usage |", "| --- | --- | --- | --- |",  # faster-whisper's README
+        "| openai/whisper | fp16 | 2m23s | 4708MB |",
+        "| Metric | Narrative | Code |", "|---|---|---|",  # a club-3090 report (vLLM, 2026-08)
+        "| Wall TPS | **249.4** (CV 0.1%) | **247.8** (CV 0.3%) |",
+        "| Path | Tg t/s |", "|---|---|", "| Vulkan iGPU | **20.0 ⭐** |") for f, _ in run.figures}
+    assert got["openai/whisper Time"] == (143000.0, "ms")
+    assert got["Wall TPS Narrative"] == (249.4, None) and got["Wall TPS Narrative CV"] == (0.1, "%")
+    assert got["Vulkan iGPU"] == (20.0, "tokens/s")
+    # bash's `time`: a Go-style duration after a tab is no table's header
+    got = [(f.label, f.value) for run in read("real\t0m2.799s", "user\t0m2.098s") for f, _ in run.figures]
+    assert ("user", 2098.0) in got

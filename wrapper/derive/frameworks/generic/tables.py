@@ -6,9 +6,11 @@ import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
+from ..units import go_duration_ms
 from .lexicon import (
     MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _NOT_A_DURATION, _NUM, _STAT_COLUMN, _UNIT,
     _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
+from .lines import _MULTI_DURATION
 
 
 # A range in a cell, its unit after both: "~15-17 tokens/sec" (the high end the cell's value, "… low" the other)
@@ -17,6 +19,11 @@ _RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<
 _SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[A-Za-z]+)(?:/(?P<of2>[A-Za-z]+))?")
 # Three or more numbers apart by slashes, one cell ("15 / 131 / 454 / 441": a value per setting of a sweep)
 _SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}")
+# A value with a named figure of its own in brackets: "249.4 (CV 0.1%)" (its coefficient of variation)
+_NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\s*\((?P<word>[A-Za-z]+)[:=]?\s*(?P<num>[-+]?\d+"
+                          r"(?:\.\d+)?)\s*(?P<unit>" + _UNIT + r")?\)")
+# Marks beside a cell's value (emoji, their variation selector): "20.0 ⭐", "✅"
+_MARKS = "\u2b50\u2705\u274c\u26a0\ufe0f\U0001f3c6\U0001f525\U0001f680\u2714\u2716 "
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
 _ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM + r"\s*(?:" + _UNIT
                           + r")?)(?:\s*\((?P<stat>[A-Za-z]+)\.?\s*[:=]?\s*(?P<c>" + _NUM + r")\s*(?:" + _UNIT + r")?\))?")
@@ -80,6 +87,7 @@ def _cell_values(cells: list) -> tuple:
     its other figures)) of a table row."""
     values, extras = [], []
     for cell in cells:
+        cell = cell.rstrip(_MARKS).rstrip()  # "20.0 ⭐", "4.59 🏆": a mark beside the value
         value, extra = _CELL_VALUE.fullmatch(cell), _PLAIN
         if value is None and (compound := _compound(cell)) is not None:
             value, extra = compound
@@ -109,6 +117,10 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _SHARE_OF_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["a"] + "%"), (m["of"], [(m["of2"], m["b"])] if m["b"] else [])
+    if cell.endswith("s") and _MULTI_DURATION.fullmatch(cell) is not None:  # "2m23s": Go's duration, in ms
+        return _CELL_VALUE.fullmatch(f"{go_duration_ms(cell)!r} ms"), _PLAIN
+    if cell.endswith(")") and (m := _NOTED_CELL.fullmatch(cell)) is not None:  # "249.4 (CV 0.1%)"
+        return _CELL_VALUE.fullmatch(m["value"]), ("", [(m["word"], m["num"], m["unit"])])
     if " / " in cell and _SERIES_CELL.fullmatch(cell) is not None:  # "1238 / 1693 / 1837": one value per setting
         items = [item.strip() for item in cell.split("/")]
         return _CELL_VALUE.fullmatch(items[0]), ("[1]", [(f"[{i}]", item) for i, item in enumerate(items[1:], 2)])
@@ -193,7 +205,7 @@ class TableShapes:
         if not columns - 1 <= len(cells) <= columns or len(cells) < MIN_SPACED_COLUMNS - 1:
             return None
         self._spaced_indented = indented
-        if any(_CELL_VALUE.fullmatch(c) or len(c) > MAX_HEADER_CELL_CHARS for c in cells):
+        if any(_cell_values(cells)[0]) or any(len(c) > MAX_HEADER_CELL_CHARS for c in cells):
             return None
         return cells
 
@@ -327,5 +339,5 @@ class TableShapes:
             change = value["share"][0] in "+-" or value["shunit"] == "pp"
             self._add(label + (" change" if change else ""), value["share"], value["shunit"], line, routed,
                       noise_label=noise)
-        for other, num in others:
-            self._add(_label(f"{name} {other}"), num, unit, line, routed, noise_label=noise, bare=True)
+        for other, num, *own in others:  # (suffix, number[, its own unit])
+            self._add(_label(f"{name} {other}"), num, own[0] if own else unit, line, routed, noise_label=noise, bare=True)
