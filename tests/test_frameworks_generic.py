@@ -1043,3 +1043,64 @@ def test_round_26_cells_of_go_durations_with_a_mark_or_a_named_figure_in_bracket
     # bash's `time`: a Go-style duration after a tab is no table's header
     got = [(f.label, f.value) for run in read("real\t0m2.799s", "user\t0m2.098s") for f, _ in run.figures]
     assert ("user", 2098.0) in got
+
+
+def _through_blocks(lines: list) -> list:
+    """The records' figures as the block reader (re2's prefilter, lines fetched back for headers) reads ``lines``."""
+    import io
+
+    from wrapper.derive.frameworks.blocks import BlockFeeder
+
+    parser = frameworks.StreamParser()
+    feeder = BlockFeeder(parser)
+    for _ in feeder.read(io.BytesIO(("\n".join(["x"] * 1000 + lines) + "\n").encode())):
+        pass
+    feeder.close()
+    return [(f["label"], f["value"], f["unit"]) for rep in parser.results() for f in rep["figures"]]
+
+
+def test_round_27_a_one_column_csv_and_a_pandas_frame_of_one_column():
+    # UPCBarcelonaTech-style results: a CSV of one column, per-request tokens/s (held-out round 27-b, meluxina)
+    column = ["tps", "1.73", "2.44", "1.02", "2.44"]
+    (rep,) = frameworks.parse_lines(column)
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert got == [("tps [1]", 1.73, "tokens/s"), ("tps [2]", 2.44, "tokens/s"), ("tps [3]", 1.02, "tokens/s"),
+                   ("tps [4]", 2.44, "tokens/s")]
+    assert _through_blocks(column) == got
+    # a number alone under a line that names no kind (a counter, a year) is no figure; nor is one under prose
+    (rep,) = frameworks.parse_lines(["Counting", "12", "13", "see the table below", "2024"])
+    assert rep["figures"] == []
+    # the column stops at LIST_ITEMS cells
+    (rep,) = frameworks.parse_lines(["latency_ms"] + [str(i) for i in range(1, 200)])
+    assert len(rep["figures"]) == generic.LIST_ITEMS and rep["figures"][0]["unit"] == "ms"
+    # tech-grandpa/llmperf results: pandas prints a frame of one column with its index's name on a line alone
+    frame = ["Average TTFT by GPU and Data Type:", "data_type       FP8", "gpu_info           ",
+             "RTX A5000  0.056271", "RTX 3090   0.062853"]
+    (rep,) = frameworks.parse_lines(frame)
+    got = [(f["label"], f["value"]) for f in rep["figures"]]
+    assert got == [("RTX A5000 FP8", 0.056271), ("RTX 3090 FP8", 0.062853)]
+    assert [(label, value) for label, value, _ in _through_blocks(frame)] == got
+
+
+def test_round_27_energy_fractions_ratios_and_table_markup():
+    (run,) = read("M1  Total energy:              183155.23 J (0.050876 kWh)",
+                  "D1  Energy per token:          0.3500 J/token",
+                  "Successful requests: 98/100",
+                  "    Compression:       5.0x  (14.5 MB vs 72.6 MB)")
+    got = {(f.label, f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert {("M1 Total energy", 183155.23, "J", "energy"), ("M1 Total energy", 0.050876, "kWh", "energy"),
+            ("D1 Energy per token", 0.35, "J/token", "energy"), ("Successful requests", 98, None, "count"),
+            ("Successful requests out of", 100, None, "count"), ("Compression", 5.0, "x", "ratio")} <= got
+    # "0x7f3a" stays an address, "2025/05/31" a date
+    (run,) = read("Handle: 0x7f3a at 2025/05/31")
+    assert run.figures == []
+    # R300-AI/ITRI-AI-Hub: an HTML tag in a header, a markdown link as a row's name; a column named "Tokens/Sec"
+    (run,) = read("|  Model     | Size        |  Max Speed<sub>tokens/s     |  Memory Usage     |",
+                  "|------------|-------------|-----------------|--------------------|",
+                  "| [SmolLM2](https://ollama.com/library/smollm2:135m)    |270 MB       |5.74             |               |",
+                  "Scores:", "| Compute Type | Compute Name | Tokens/Sec | Per Run Time |", "| :-- | :-- | :--: | :--: |",
+                  "| GPU          | Nvidia T4    | 25.86      | 19.76        |",
+                  "Decode:", "| True context | Content | tok/s |", "|---|---|---|", "| ~70.9k | prose | 77.2 / 76.9 |")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("SmolLM2 Max Speed tokens/s", 5.74, "tokens/s"), ("GPU Tokens/Sec", 25.86, "tokens/s"),
+            ("~70.9k prose [1]", 77.2, "tokens/s"), ("~70.9k prose [2]", 76.9, "tokens/s")} <= got

@@ -50,13 +50,15 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
                 # heading such as "ttft_s" alone on its line, CSV rows and headers
-                rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +
+                rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9]+)?" + _LINE_END +
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|\" ?:[^\n!-~]*\"?[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]"
                 rb"|etric,[A-Za-z]|[A-Za-z)],\"?[-+]?[0-9][0-9.,]*\"?" + _LINE_END +
-                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=] ?\[[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END)
+                rb"|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=] ?\[[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END
+                # a number alone on its line (a one-column CSV's cell)
+                + rb"|(?m:^)[0-9][0-9.]*" + _LINE_END)
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.

@@ -50,6 +50,11 @@ _PER_ITEM = LazyPattern(r"\b(milliseconds|seconds|ms|s)/[a-z_]+$", re.I)  # a la
 _POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
 
 
+# Energy, and energy per token ("183155.23 J (0.050876 kWh)", "0.3500 J/token", "349.97 J/1K tokens")
+_ENERGY_UNITS = {"J": "J", "mJ": "mJ", "kJ": "kJ", "Wh": "Wh", "kWh": "kWh", "J/token": "J/token", "J/tok": "J/token",
+                 "mJ/token": "mJ/token", "mJ/tok": "mJ/token", "J/1K tokens": "J/1K tokens", "J/1k tokens": "J/1K tokens"}
+
+
 _TEMPERATURE_UNITS = frozenset(("\u00b0c", "\u2103", "degc", "celsius"))  # "38.1 °C", "temp_c": a device's temperature
 
 
@@ -66,7 +71,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -252,6 +257,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return (unit if unit.endswith("/s") else low), "rate"  # "1.02 samples/second": samples/s
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
+    if unit.strip() in _ENERGY_UNITS:  # "Total energy: 183155.23 J (0.050876 kWh)", "Energy per token: 0.35 J/token"
+        return _ENERGY_UNITS[unit.strip()], "energy"
     if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)
         return "\u00b0C", "temperature"
     if low == "/min":  # "rate= 24.3/min": a load generator's requests a minute

@@ -24,6 +24,14 @@ _VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT 
 _BEFORE_CHARS = 96
 
 
+# How many of how many, labelled before ("Successful requests: 98/100", "Passed: 45 / 72 tests") or a bracket after
+# a figure ("Top-1 match:  62.5%  (45/72 heads)": the heads the percentage counts); never a date's or time's parts
+_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)\s?/\s?(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
+
+
+_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w -]{0,40}?)\s*[:=]")
+
+
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
 # Their parts may be separated by ", " or ":" ("0h, 0m, 3s", "006h:08m:39s": one duration, never the "0h" first).
 _MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:(?:,\s*|:)?\d+(?:\.\d+)?(?:h|ms|m|s|\u00b5s|us|ns))+"
@@ -197,7 +205,8 @@ _UNITLESS_KINDS = frozenset(("duration", "rate"))
 _BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=])")
 
 
-_BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|0x|\d\.\d+\.\d|\d%\|")  # times, dates, addresses, a bar's %
+# times, dates, addresses ("0x7f3a", not "5.0x": a ratio), a bar's %
+_BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|(?<![\w.])0x[0-9a-fA-F]|\d\.\d+\.\d|\d%\|")
 
 
 def _list_value(text: str) -> Optional[tuple]:
@@ -389,6 +398,8 @@ class LineShapes:
                 taken.append((m.start(), end))
         if "->" in s or "\u2192" in s or "=>" in s:
             self._arrows(s, line, routed, taken)
+        if "/" in s:
+            self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
             head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if head is None and m["word"] is None:
@@ -425,6 +436,23 @@ class LineShapes:
             label = _label(label)
             if self._add(label, m["b"], unit, line, routed, bare=bare):
                 self._add(f"{label} from", m["a"], unit, line, routed, bare=bare)
+            taken.append(m.span())
+
+    def _fractions(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
+        figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
+        for m in _FRACTION_OF.finditer(s):
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is not None and found[0] == "pair":
+                label = _label(found[1] if not m["word"] else f"{found[1]} {m['word']}")
+            elif m["word"] and s[:m.start()].rstrip().endswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
+                label = _label(f"{lead['label']} {m['word']}")
+            else:
+                continue
+            if int(m["a"]) > int(m["b"]):  # "1024/512": a ratio or a path, no part of a whole
+                continue
+            if self._add(label, m["a"], None, line, routed, bare=True):
+                self._add(f"{label} out of", m["b"], None, line, routed, bare=True)
             taken.append(m.span())
 
     def _lists(self, s: str, line: str, routed: bool, taken: list) -> None:

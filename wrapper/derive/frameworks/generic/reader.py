@@ -7,7 +7,7 @@ from typing import Callable, NamedTuple, Optional
 from ....core.lazy_re import LazyPattern
 from ..units import number
 from .lexicon import (
-    MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
+    LIST_ITEMS, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import LineShapes, _normalized
 from .tables import TableShapes
@@ -42,6 +42,13 @@ _METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobyte
 
 
 _UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
+
+
+_BARE_NUMBER = LazyPattern(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")  # a line of one number
+
+
+# The name over a column of numbers, one a line (a one-column CSV: "tps", "latency (ms)", "tokens_per_second")
+_COLUMN_NAME = LazyPattern(r"[A-Za-z_][\w./%-]*(?: [\w./%-]+){0,3}(?: \((?P<unit>[^()\d]{1,12})\))?")
 
 
 _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
@@ -115,10 +122,10 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|cycles|samples|calls|chunks|iterations|\u00b0C|\u2103|degC|x(?!\w))"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|mins?|h|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|kB|kb|bytes|%|user|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|iterations|\u00b0C|\u2103|degC|x(?!\w))"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
-                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?\s*$"  # "Successful requests: 1780"
+                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9]+)?\s*$"  # "Successful requests: 1780", "98/100"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
@@ -131,7 +138,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[:=]\[[0-9])|(?<=[:=] \[[0-9])"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\])[ \t]{2,}[-+]?[0-9]"  # values after their names' bracket ("Bytes In  [total, mean]  9686, …")
                   r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
-                  r"|(?<=\)):\s*$)")  # a heading with its unit: "First token latency(msecs):"
+                  r"|(?<=\)):\s*$"  # a heading with its unit: "First token latency(msecs):"
+                  r"|(?<=^[0-9])[0-9.]*\s*$)")  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
 
 
 class FigureReader(LineShapes, TableShapes, StructuredShapes):
@@ -157,6 +165,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         # header nothing led this reader to read (it has no number); None: unknown
         self.line_before: Optional[Callable[[int], Optional[str]]] = None
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
+        self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
@@ -164,21 +173,15 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         stripped = _normalized(text)
         if not stripped:
             return
+        if stripped[0].isdigit() and self._spaced is None and self._nest is None \
+                and _BARE_NUMBER.fullmatch(stripped) is not None:
+            self._column_cell(stripped, text, routed)  # read only under a column's name: the gate lets any number
+            return                                     # alone through
         if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
         if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
-        if self._whole_line(stripped, text, routed):
-            return
-        if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
-            self._table(stripped, text, routed)
-            return
-        if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
-            label, values = stripped.split("|", 1)  # "Total Latency (ms):   | 262159.4 | 260907.7": a row of its own
-            self._table(f"| {label.rstrip()[:-1]} | {values}", text, routed)
-            return
-        if "|" in stripped and "-" in stripped and "-|" in stripped.replace(" ", "") \
-                and self._rule_without_pipes(stripped):
+        if self._whole_line(stripped, text, routed) or self._piped(stripped, text, routed):
             return
         self._header = None
         if "," in stripped and self._csv_line(stripped, text, routed):
@@ -213,6 +216,33 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
+
+    def _piped(self, stripped: str, text: str, routed: bool) -> bool:
+        """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""
+        if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
+            self._table(stripped, text, routed)
+            return True
+        if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
+            label, values = stripped.split("|", 1)  # "Total Latency (ms):   | 262159.4 | 260907.7": a row of its own
+            self._table(f"| {label.rstrip()[:-1]} | {values}", text, routed)
+            return True
+        return "|" in stripped and "-" in stripped and "-|" in stripped.replace(" ", "") \
+            and self._rule_without_pipes(stripped)
+
+    def _column_cell(self, s: str, line: str, routed: bool) -> None:
+        """A number alone on its line, as a cell of a one-column table when the line above names what it is ("tps"
+        then "1.73", "2.44", …: "tps [1]", "tps [2]", at most LIST_ITEMS) or is the cell above."""
+        above = self.line_before(1) if self.line_before is not None else None
+        above = above.strip() if above else ""
+        if self._column is None or _BARE_NUMBER.fullmatch(above) is None:
+            m = _COLUMN_NAME.fullmatch(above)
+            unit = m and (m["unit"] or _key_unit(above))
+            self._column = [above, unit, 0] if m is not None and _unit_kind(unit, _words(above))[1] else None
+        if self._column is None or self._column[2] >= LIST_ITEMS:
+            return
+        self._column[2] += 1
+        name, unit, i = self._column
+        self._add(f"{_label(name)} [{i}]", s, unit, line, routed, bare=True)
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,

@@ -17,8 +17,13 @@ from .lines import _MULTI_DURATION
 _RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<b>\d+(?:\.\d+)?\s*(?:" + _UNIT + r"))")
 # A share of a named thing: ollama ps's "100% GPU", "48%/52% CPU/GPU"
 _SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[A-Za-z]+)(?:/(?P<of2>[A-Za-z]+))?")
-# Three or more numbers apart by slashes, one cell ("15 / 131 / 454 / 441": a value per setting of a sweep)
-_SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}")
+# Three or more numbers apart by slashes, one cell ("15 / 131 / 454 / 441": a value per setting of a sweep), or two
+# with decimals ("77.2 / 76.9": two runs; "12 / 32" may be a part of a whole)
+_SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}|\d+\.\d+\s+/\s+\d+\.\d+")
+
+
+# Markup in a cell: an HTML tag ("Max Speed<sub>tokens/s", "a<br>b"), a markdown link ("[SmolLM2](https://…)")
+_CELL_MARKUP = LazyPattern(r"</?[A-Za-z][A-Za-z0-9]*\s*/?>|\[([^\]]*)\]\([^)]*\)")
 # A value with a named figure of its own in brackets: "249.4 (CV 0.1%)" (its coefficient of variation)
 _NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\s*\((?P<word>[A-Za-z]+)[:=]?\s*(?P<num>[-+]?\d+"
                           r"(?:\.\d+)?)\s*(?P<unit>" + _UNIT + r")?\)")
@@ -43,6 +48,9 @@ _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadshe
 
 
 MIN_SPACED_COLUMNS = 3
+
+
+_COLUMN_KEY = LazyPattern(r"[A-Za-z_][\w.%-]*")  # a column's name as a program prints it ("data_type", "FP8")
 
 
 MAX_HEADER_CELL_CHARS = 40
@@ -80,6 +88,11 @@ def _contradicted(column: str, unit: str) -> bool:
         named = "count" if words.endswith(" count") else "rate" if words.endswith(" rate") else None
     printed = _unit_kind(unit, words)[1]
     return named is not None and printed is not None and named != printed
+
+
+def _markup_text(m: re.Match) -> str:
+    """What a cell's markup shows: a link's text, a space for a tag."""
+    return m[1] if m[1] is not None else " "
 
 
 def _cell_values(cells: list) -> tuple:
@@ -140,7 +153,11 @@ class TableShapes:
         cells = _COLUMN_GAP.split(s)
         header = original = self._spaced
         self._spaced = None
-        pair = len(cells) == 2 and "\t" in s  # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table
+        # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table; so does a header of two names
+        # (a pandas frame's "data_type   FP8", its index's name, then "RTX A5000  1117.717778")
+        if len(cells) == 2:
+            header = original = self._two_columns(cells, s, header)
+        pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
         if len(cells) < MIN_SPACED_COLUMNS and not pair:
             return False
         values, extras = _cell_values(cells)
@@ -187,6 +204,28 @@ class TableShapes:
             self._spaced = cells  # a header: read as any line too (it holds no number)
             self._spaced_indented = line.lstrip(">")[:1].isspace()
         return False
+
+    def _two_columns(self, cells: list, s: str, header: Optional[list]) -> Optional[list]:
+        """The header over a line of two cells: the open one, or two names above it as pandas prints them; a line
+        of two names is kept as a header."""
+        if header is None and "\t" not in s and self.line_before is not None and _CELL_VALUE.fullmatch(cells[1]):
+            return self._frame_header()
+        if (header is None or len(header) != 2) and "\t" not in s and all(_COLUMN_KEY.fullmatch(c) for c in cells):
+            self._spaced, self._spaced_indented = cells, False
+        return header
+
+    def _frame_header(self) -> Optional[list]:
+        """The two names over a row of a name and a value, as pandas prints a frame of one column: its header
+        ("data_type          FP8"), maybe then its index's name alone ("gpu_info"); None when the lines above are
+        not that."""
+        for back in (1, 2):
+            above = self.line_before(back)
+            cells = _COLUMN_GAP.split(above.strip()) if above else []
+            if len(cells) == 2 and all(_COLUMN_KEY.fullmatch(c) for c in cells):
+                return cells
+            if back == 2 or len(cells) != 1 or _COLUMN_KEY.fullmatch(cells[0]) is None:
+                return None
+        return None
 
     def _header_above(self, columns: int) -> Optional[list]:
         """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
@@ -258,6 +297,7 @@ class TableShapes:
     def _table(self, s: str, line: str, routed: bool) -> None:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
+        s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
         cells = [c.strip() for c in s.strip("|").split("|")]
         if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
@@ -304,7 +344,8 @@ class TableShapes:
                 # the unit printed beside the number wins over the row's brackets ("Decode (token)" over "13.83 ms":
                 # they say what the row is, a latency per token)
                 label, unit = (rm["label"], rm["unit"]) if rm and not value["unit"] else \
-                    (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name))
+                    (row, value["unit"] or value["sunit"] or row_unit or _key_unit(row) or _unit_word_in(name)
+                     or _key_unit(name))  # "| Tokens/Sec |": the column's name ends in its unit
                 stat = several and _STAT_COLUMN.fullmatch(name) is not None
                 label = f"{label} {name}" if several else label
             elif shifted:  # a row some of whose cells contradict their columns: no cell says what its column says
