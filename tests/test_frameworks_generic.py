@@ -786,7 +786,7 @@ def test_rates_per_minute_and_a_bar_of_no_known_total():
                   "Processing: 471it [06:15,  1.28it/s]")
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Requests/min", 62.3, "req/min", "rate"), ("Output tokens/min", 13539.97, "tokens/min", "rate"),
-        ("Processing", 1.28, "it/s", "rate")]
+        ("Processing", 1.28, "it/s", "rate"), ("Processing elapsed so far", 375, "s", "duration")]
 
 
 def test_a_pipe_less_table_whose_first_cells_look_like_compose_prefixes():
@@ -825,7 +825,7 @@ def test_llama_cpp_device_memory_a_download_bar_bits_per_weight_and_a_rate_per_m
                   "  t=   74s  rate= 24.3/min  sent=  25")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.kind != "value"] == [
         ("Vulkan0 memory total", 8192, "MiB"), ("Vulkan0 memory free", 8169, "MiB"), ("config.json size", 2.09, "kB"),
-        ("config.json", 15.8, "MB/s"), ("file size", 60.85, "GiB"), ("bits per weight", 4.85, "BPW"),
+        ("config.json", 15.8, "MB/s"), ("config.json elapsed so far", 0, "s"), ("file size", 60.85, "GiB"), ("bits per weight", 4.85, "BPW"),
         ("t", 74, "s"), ("rate", 24.3, "/min")]
 
 
@@ -1104,3 +1104,40 @@ def test_round_27_energy_fractions_ratios_and_table_markup():
     got = {(f.label, f.value, f.unit) for f, _ in run.figures}
     assert {("SmolLM2 Max Speed tokens/s", 5.74, "tokens/s"), ("GPU Tokens/Sec", 25.86, "tokens/s"),
             ("~70.9k prose [1]", 77.2, "tokens/s"), ("~70.9k prose [2]", 76.9, "tokens/s")} <= got
+
+
+def test_round_28_a_table_of_bars_without_outer_ones_under_a_rule_of_dashes():
+    # llama-throughput-lab's analyze-data.py (held-out round 28-a): its first column's name looks like a compose
+    # service ("instances | "), which the prefix reader takes; the header is read back whole
+    lines = ["instances | parallel | concurrency | throughput_tps | total_tokens | elapsed_s | errors",
+             "------------------------------------------------------------------------------------",
+             "      2.0 |     64.0 |       128.0 |          359.4 |      16384.0 |     45.59 |    0.0",
+             "      2.0 |     32.0 |       128.0 |           91.0 |       8448.0 |     92.82 |   62.0"]
+    (rep,) = frameworks.parse_lines(lines)
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("throughput tps", 359.4, "tokens/s"), ("elapsed s", 45.59, "s"), ("total tokens", 8448, None),
+            ("errors", 62, None), ("instances", 2.0, None), ("throughput tps", 91.0, "tokens/s")} <= got
+    assert set(_through_blocks(lines)) == got
+    # a line of bars that is no table's row keeps being read as text
+    (rep,) = frameworks.parse_lines(["INFO | api | request took 12.5 ms | ok"])
+    assert [(f["value"], f["unit"]) for f in rep["figures"]] == [(12.5, "ms")]
+
+
+def test_round_28_quoted_logs_a_cell_noted_after_its_figure_and_a_counted_bar():
+    # a llama-server JSON line quoted in an issue ("> {…}"): the family reads it as it reads it unquoted
+    line = ('> {"function":"print_timings","id_slot":0,"id_task":0,"level":"INFO","line":322,"msg":"generation eval '
+            'time =   23176.51 ms /   281 runs   (   82.48 ms per token,    12.12 tokens per second)","n_decoded":281,'
+            '"n_tokens_second":12.124345910954315,"t_token":82.47867615658363,"t_token_generation":23176.508}')
+    (rep,) = frameworks.parse_lines([line])
+    assert rep["framework"] == "llama-server" and rep["eval_ms"] == 23176.508
+    # a chat's prompt is no quote: "> hello" keeps its marker
+    from wrapper.derive.frameworks import prefixes
+    assert prefixes.strip_text("> hello 12 ms") == "> hello 12 ms"
+    assert prefixes.strip_text("> > | Metric | avg |") == "| Metric | avg |"
+    (run,) = read("| target | draft | before | after | speedup |", "|---|---|---|---|---|",
+                  "| 7B -q4 | 0.5B | 1.2 tok/s | 1.6 tok/s | 1.33x (51% acceptance) |",
+                  "Processing: 50it [00:32,  1.56it/s]")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("7B -q4 speedup", 1.33, "x"), ("7B -q4 speedup acceptance", 51.0, "%"), ("Processing", 1.56, "it/s"),
+            ("Processing elapsed so far", 32, "s")} <= got
+    assert not any(u == "B" for _, _, u in got)  # "0.5B": a draft model's parameters, no half byte

@@ -476,15 +476,17 @@ class StreamParser:
         chosen = one[0]
         return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
 
-    def _line_before(self, back: int = 1) -> Optional[str]:
+    def _line_before(self, back: int = 1, raw: bool = False) -> Optional[str]:
         """The stream's line ``back`` (1 or 2) lines before the one being fed, without its prefixes (the general
         reader's header of a table whose header line nothing led it to read): the block reader's, which knows the
-        lines it skipped, else the one given before (every line is given when no block reader feeds this parser)."""
+        lines it skipped, else the one given before (every line is given when no block reader feeds this parser).
+        ``raw``: with its prefixes (a table's first column name may look like a compose service's)."""
         hook = self.line_before
         before = hook(self._raw, back) if hook is not None else self._raw_before[back - 1]
         if not before:
             return None
-        return _strip_text(ANSI.sub("", before) if "\x1b" in before else before)
+        before = ANSI.sub("", before) if "\x1b" in before else before
+        return before.rstrip("\r\n") if raw else _strip_text(before)
 
     def interrupt_figures(self) -> None:
         """A line the general reader would not be shown was skipped (a periodic line folded): as feeding it."""

@@ -62,6 +62,9 @@ _LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?
 _EPOCH = r"(?P<epoch>(?P<es>\d{10})(?:\.(?P<ef>\d+))?\ )"
 _ELAPSED = r"(?P<elapsed>(?P<rh>\d\d):(?P<rm>\d\d):(?P<rs>\d\d)(?:\.(?P<rf>\d+))?\ )"
 _PID = r"(?P<pid>\[\d+\]\ )"
+# A log quoted in a post or an e-mail ("> {"function":"print_timings",…", "> Nov 19 11:57:03 host ollama[5]: …", "> |
+# Metric |"); not a chat's prompt ("> hello"): what follows must open a log line or a table
+_QUOTE = r"(?P<quote>(?:>\ ?){0,2}>\ (?=[\[{|0-9]|[A-Z][a-z]{2}\ [\ \d]\d\ \d\d:))"
 _VLLM = r"(?P<vllm>\s*\([A-Za-z_][\w:.-]*(?:\ \w+(?:=\w+)?)*\ pid=\d+\)\ ?)"
 
 # Which prefixes can start with which character: one small regex per class of first character instead of one
@@ -81,6 +84,7 @@ _BY_FIRST["["] = _BRACKET_RX
 for _c in " \t(":
     _BY_FIRST[_c] = _SPACE_RX
 _BY_FIRST["\x1b"] = _ANSI_RX
+_BY_FIRST[">"] = re.compile(_QUOTE)
 del _c
 
 _MAX_LAYERS = 8

@@ -111,7 +111,7 @@ LIST_ITEMS = 64
 
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens\b|decoded\b|gen\b|prompt_tokens\b)|"
+                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|decoded\b|gen\b|prompt_tokens\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
@@ -443,6 +443,6 @@ def _key_unit(key: str) -> Optional[str]:
         return "tokens/min" if per[1].startswith("tok") else "req/min"  # "Requests/min: 62.30", "Output_tokens/min: …"
     if low.endswith(("fps", "/sec", "/s")):  # "FPS (hw_only) = 1328.83", "embeddings/sec: 0.74"
         return "fps" if low.endswith("fps") else low.rsplit(" ", 1)[-1].replace("/sec", "/s")
-    if low.endswith("per_second") or low.endswith("tokens_per_sec") or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
+    if low.endswith(("per_second", "tokens_per_sec", "tokens_second")) or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
         return "tokens/s"
     return None

@@ -160,7 +160,7 @@ _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"),
 
 # ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
 _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
-                           r"\[(?:\d+:)?\d+:\d\d,\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
+                           r"\[(?P<elapsed>(?:\d+:)?\d+:\d\d),\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
 
 
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
@@ -356,6 +356,9 @@ class LineShapes:
         if counted["size"] is not None:
             self._bar_rate(f"{label} size", counted["size"], counted["sunit"], line, routed)
         self._bar_rate(label, counted["num"], counted["unit"], line, routed)
+        parts = [int(p) for p in counted["elapsed"].split(":")]  # no total: it may go on, its time so far
+        self._bar_rate(f"{label} elapsed so far", str(sum(p * 60 ** i for i, p in enumerate(reversed(parts)))), "s",
+                       line, routed)
         return s[counted.end():].strip()
 
     def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:

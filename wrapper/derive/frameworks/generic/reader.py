@@ -219,7 +219,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
 
     def _piped(self, stripped: str, text: str, routed: bool) -> bool:
         """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""
-        if stripped.startswith("|") or (self._header is not None and stripped.count("|") >= 2):
+        if stripped.startswith("|") or stripped.count("|") >= 2 and (self._header is not None or self._ruled_above(stripped)):
             self._table(stripped, text, routed)
             return True
         if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
@@ -264,6 +264,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return False
         # "2x A100", "1920x1080": a count of things, a resolution ("4倍", four times, is a ratio)
         if unit == "x" and "." not in num_text and unit_text != "\u500d":
+            return False
+        if unit == "B" and value != int(value):  # "0.5B" (a draft model's billions of parameters): no half byte
             return False
         if kind == "count":
             if value < 0:

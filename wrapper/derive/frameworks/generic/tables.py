@@ -25,8 +25,9 @@ _SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}|\d+\.\d+\
 # Markup in a cell: an HTML tag ("Max Speed<sub>tokens/s", "a<br>b"), a markdown link ("[SmolLM2](https://…)")
 _CELL_MARKUP = LazyPattern(r"</?[A-Za-z][A-Za-z0-9]*\s*/?>|\[([^\]]*)\]\([^)]*\)")
 # A value with a named figure of its own in brackets: "249.4 (CV 0.1%)" (its coefficient of variation)
-_NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\s*\((?P<word>[A-Za-z]+)[:=]?\s*(?P<num>[-+]?\d+"
-                          r"(?:\.\d+)?)\s*(?P<unit>" + _UNIT + r")?\)")
+_NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\s*\((?:(?P<word>[A-Za-z]+)[:=]?\s*(?P<num>[-+]?\d+"
+                          r"(?:\.\d+)?)\s*(?P<unit>" + _UNIT + r")?|(?P<num2>[-+]?\d+(?:\.\d+)?)\s*(?P<unit2>" + _UNIT
+                          + r")?\s+(?P<word2>[A-Za-z]+))\)")  # or its figure first: "1.33x (51% acceptance)"
 # Marks beside a cell's value (emoji, their variation selector): "20.0 ⭐", "✅"
 _MARKS = "\u2b50\u2705\u274c\u26a0\ufe0f\U0001f3c6\U0001f525\U0001f680\u2714\u2716 "
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
@@ -48,6 +49,9 @@ _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadshe
 
 
 MIN_SPACED_COLUMNS = 3
+
+
+_BARE_DIGIT_CELL = LazyPattern(r"\|\s*[-+~]?\d")  # a cell that opens with a number: a row, no header
 
 
 _COLUMN_KEY = LazyPattern(r"[A-Za-z_][\w.%-]*")  # a column's name as a program prints it ("data_type", "FP8")
@@ -133,7 +137,8 @@ def _compound(cell: str) -> Optional[tuple]:
     if cell.endswith("s") and _MULTI_DURATION.fullmatch(cell) is not None:  # "2m23s": Go's duration, in ms
         return _CELL_VALUE.fullmatch(f"{go_duration_ms(cell)!r} ms"), _PLAIN
     if cell.endswith(")") and (m := _NOTED_CELL.fullmatch(cell)) is not None:  # "249.4 (CV 0.1%)"
-        return _CELL_VALUE.fullmatch(m["value"]), ("", [(m["word"], m["num"], m["unit"])])
+        return _CELL_VALUE.fullmatch(m["value"]), ("", [(m["word"] or m["word2"], m["num"] or m["num2"],
+                                                         m["unit"] if m["word"] else m["unit2"])])
     if " / " in cell and _SERIES_CELL.fullmatch(cell) is not None:  # "1238 / 1693 / 1837": one value per setting
         items = [item.strip() for item in cell.split("/")]
         return _CELL_VALUE.fullmatch(items[0]), ("[1]", [(f"[{i}]", item) for i, item in enumerate(items[1:], 2)])
@@ -175,7 +180,7 @@ class TableShapes:
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
             header, cells, values, extras = [""] + header, [""] + cells[1:], [None] + values[1:], [_PLAIN] + extras[1:]
         elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
-            if indented:
+            if indented or "\t" in s:  # or tab-separated: a spreadsheet's header has no corner either
                 header = [""] + header  # a header without the corner above the rows' names ("MIN:  167.0  119.0")
             elif values[-1] is None:  # a last cell no column names (Google Benchmark's "items_per_second=34.4/s")
                 trailing, cells, values, extras = cells[-1], cells[:-1], values[:-1], extras[:-1]
@@ -281,6 +286,24 @@ class TableShapes:
             return True
         return False
 
+    def _ruled_above(self, row: str) -> bool:
+        """Whether the row being read is the first under a header of names apart by bars but no outer ones, with a
+        rule of dashes alone under it ("instances | parallel | throughput_tps" then "------" then "2.0 | 64.0 |
+        359.4", a script's own table); the header is then open."""
+        if self.line_before is None:
+            return False
+        rule = self.line_before(1)
+        rule = rule.strip() if rule else ""
+        if len(rule) < 3 or set(rule) - _RULE_CHARS or "-" not in rule:
+            return False
+        above = self.line_before(2)
+        if not above or above.count("|") < 2 or len(above) > MAX_LINE_CHARS or _BARE_DIGIT_CELL.search(above):
+            return False
+        if above.count("|") == row.count("|") - 1:  # its first name taken for a compose service's ("instances | …")
+            above = self.line_before(2, raw=True) or above
+        self._header, self._ruled = [c.strip() for c in above.strip().strip("|").split("|")], True
+        return True
+
     def _rule_without_pipes(self, s: str) -> bool:
         """A markdown rule pasted without its outer pipes ("----- | ---- | -----"): the line above is the header
         of the rows below ("Context | prompt tok/s pre | …", "4096 | 199.149 | …")."""
@@ -318,17 +341,15 @@ class TableShapes:
         several = sum(v is not None or f is not None for v, f in zip(values, fractions)) > 1
         # "| metric | value | unit |": a column of units names the unit of the row's values
         row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
-        for name, fraction in zip(header, fractions):
-            if fraction is not None and name and row is not None:  # "Successful Requests" over "3247/3248"
-                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
-                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
+        self._row_fractions(header, fractions, row, line, routed)
         shifted = row is None and any(v is not None and v["unit"] and _contradicted(n, v["unit"])
                                       for n, v in zip(header, values))
         for column, (name, value) in enumerate(zip(header, values)):
             if value is None:
                 continue
             m = _bracket_unit(name)  # "Memory (VRAM)" over "5.48 GB (23.16%)", "cold (mean)": no unit
-            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
+            label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit
+                                                              or _unit_word_in(name) or _key_unit(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
             um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):
@@ -354,6 +375,13 @@ class TableShapes:
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(label, value, extras[column], unit, noise, line, routed)
+
+    def _row_fractions(self, header: list, fractions: list, row: Optional[str], line: str, routed: bool) -> None:
+        """A row's cells of how many of how many: "3247/3248" under "Successful Requests"."""
+        for name, fraction in zip(header, fractions):
+            if fraction is not None and name and row is not None:
+                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
+                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
 
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
