@@ -1141,3 +1141,22 @@ def test_round_28_quoted_logs_a_cell_noted_after_its_figure_and_a_counted_bar():
     assert {("7B -q4 speedup", 1.33, "x"), ("7B -q4 speedup acceptance", 51.0, "%"), ("Processing", 1.56, "it/s"),
             ("Processing elapsed so far", 32, "s")} <= got
     assert not any(u == "B" for _, _, u in got)  # "0.5B": a draft model's parameters, no half byte
+
+
+def test_round_29_npu_smi_rows_costs_and_a_cell_remarked_after_its_figures():
+    # vllm-project/vllm-ascend issue #362 (held-out round 29-a): npu-smi's two rows an NPU
+    (run,) = read("| 0     910B2               | OK            | 96.5        36                0    / 0             |",
+                  "| 0                         | 0000:C1:00.0  | 0           0    / 0          29954/ 65536         |",
+                  "| 1     910B2               | OK            | 98.7        37                0    / 0             |",
+                  "| 0                         | 0000:01:00.0  | 0           0    / 0          29951/ 65536         |")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("NPU 0 power", 96.5, "W"), ("NPU 0 temperature", 36, "\u00b0C"), ("NPU 0 HBM used", 29954, "MB"),
+            ("NPU 0 HBM total", 65536, "MB"), ("NPU 1 power", 98.7, "W"), ("NPU 1 HBM used", 29951, "MB")} <= got
+    runs = read("| Rank | Provider | Tokens/sec | Run cost |", "|---:|---|---:|---:|", "| 1 | openai | **170.1** | $0.0124 |",
+                "Decode:", "| Config | Decode tok/s (n=3) | Avg wall time |", "|---|---|---|",
+                "| DWQ | 86.07 / 88.49 / 88.11 (avg **87.56**) | 129.5s (warm runs 2+3) |",
+                "Sweep:", "| step | peak GB | prefill tok/s |", "|---|---|---|", "| 2048 (default) | 39.78 | 431.5 |")
+    got = {(f.label, f.value, f.unit, f.kind) for run in runs for f, _ in run.figures}
+    assert {("openai Run cost", 0.0124, "USD", "cost"), ("DWQ Decode tok/s (n=3) [3]", 88.11, "tokens/s", "rate"),
+            ("DWQ Decode tok/s (n=3) avg", 87.56, "tokens/s", "rate"), ("DWQ Avg wall time", 129.5, "s", "duration"),
+            ("2048 (default) prefill tok/s", 431.5, "tokens/s", "rate")} <= got

@@ -71,7 +71,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|USD|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -257,6 +257,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return (unit if unit.endswith("/s") else low), "rate"  # "1.02 samples/second": samples/s
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
         return unit.strip(), "power"
+    if unit == "USD":  # "$0.0124" in a table's cell, "0.12 USD": what a run cost
+        return "USD", "cost"
     if unit.strip() in _ENERGY_UNITS:  # "Total energy: 183155.23 J (0.050876 kWh)", "Energy per token: 0.35 J/token"
         return _ENERGY_UNITS[unit.strip()], "energy"
     if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)

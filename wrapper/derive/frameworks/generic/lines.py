@@ -150,6 +150,16 @@ _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P
                        r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
 
 
+# Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
+# hugepages used / total) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |" (AICore %, memory and HBM MB)
+_NPU_ROW = LazyPattern(r"\|\s*(?P<npu>\d+)\s+[\w.-]+\s*\|\s*[A-Za-z]+\s*\|\s*(?:(?P<power>\d+(?:\.\d+)?)|NA)\s+(?:(?P<temp>\d+)|NA)"
+                       r"\s+\d+\s*/\s*\d+\s*\|")
+_NPU_CHIP_ROW = LazyPattern(r"\|\s*\d+\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(?P<aicore>\d+)\s+(?P<mem_used>\d+)"
+                            r"\s*/\s*(?P<mem_total>\d+)\s+(?P<hbm_used>\d+)\s*/\s*(?P<hbm_total>\d+)\s*\|")
+_NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("AICore", "%"), ("memory used", "MB"),
+                ("memory total", "MB"), ("HBM used", "MB"), ("HBM total", "MB"))
+
+
 # llama.cpp's device list: "  - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)"
 _DEVICE_MEMORY = LazyPattern(r"-\s*(?P<dev>[A-Za-z][\w.-]*)\s+:.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
 
@@ -294,6 +304,8 @@ class LineShapes:
             self._add(f"{device['dev']} memory total", device["total"], "MiB", line, routed)
             self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
             return True
+        if s.startswith("|") and "/" in s and self._npu_smi(s, line, routed):
+            return True
         if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
             # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
             for label, group, unit in _SMI_FIGURES:
@@ -301,6 +313,22 @@ class LineShapes:
                     self._add(label, smi[group], unit, line, routed)
             return True
         return False
+
+    def _npu_smi(self, s: str, line: str, routed: bool) -> bool:
+        """A row of Ascend's npu-smi table: an NPU's power and temperature, then its chip's AICore use, memory and
+        HBM, labelled by the NPU ("NPU 0 power"); True: it was one."""
+        m = _NPU_ROW.match(s)
+        if m is not None:
+            self._npu = m["npu"]
+            values = (m["power"], m["temp"])
+        elif (m := _NPU_CHIP_ROW.match(s)) is not None:
+            values = (None, None, m["aicore"], m["mem_used"], m["mem_total"], m["hbm_used"], m["hbm_total"])
+        else:
+            return False
+        for (what, unit), value in zip(_NPU_FIGURES, values):
+            if value is not None:
+                self._add(f"NPU {self._npu} {what}", value, unit, line, routed)
+        return True
 
     def _described(self, heading: tuple, stat: re.Match, line: str, routed: bool) -> None:
         """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03")."""

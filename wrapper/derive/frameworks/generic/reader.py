@@ -165,6 +165,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         # header nothing led this reader to read (it has no number); None: unknown
         self.line_before: Optional[Callable[[int], Optional[str]]] = None
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
+        self._npu = "0"  # the NPU of npu-smi's row above (its chip's row names only the chip)
         self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:

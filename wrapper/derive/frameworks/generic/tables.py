@@ -28,6 +28,10 @@ _CELL_MARKUP = LazyPattern(r"</?[A-Za-z][A-Za-z0-9]*\s*/?>|\[([^\]]*)\]\([^)]*\)
 _NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\s*\((?:(?P<word>[A-Za-z]+)[:=]?\s*(?P<num>[-+]?\d+"
                           r"(?:\.\d+)?)\s*(?P<unit>" + _UNIT + r")?|(?P<num2>[-+]?\d+(?:\.\d+)?)\s*(?P<unit2>" + _UNIT
                           + r")?\s+(?P<word2>[A-Za-z]+))\)")  # or its figure first: "1.33x (51% acceptance)"
+# A cell's figures, then a remark in brackets that opens with a word and holds a number ("129.5s (warm runs 2+3)",
+# "59.27 / 59.95 / 59.74 (avg 59.65)"; not "2048 (default)", a row's name): a word and a number name a statistic
+_REMARKED_CELL = LazyPattern(r"(?P<head>[^()]+?)\s+\((?P<note>[A-Za-z][^()]*\d[^()]*)\)")
+_NOTE = LazyPattern(r"(?P<word>[A-Za-z]+)[:=]?\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 # Marks beside a cell's value (emoji, their variation selector): "20.0 ⭐", "✅"
 _MARKS = "\u2b50\u2705\u274c\u26a0\ufe0f\U0001f3c6\U0001f525\U0001f680\u2714\u2716 "
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
@@ -146,7 +150,28 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["used"]), ("", [("total", m["total"])])
+    if cell[:1] == "$" and (m := _CELL_VALUE.fullmatch(cell[1:] + " USD")) is not None:  # "$0.0124": a cost
+        return m, _PLAIN
+    if cell.endswith(")") and (m := _REMARKED_CELL.fullmatch(cell)) is not None:
+        return _remarked(m)
     return None
+
+
+def _remarked(m: re.Match) -> Optional[tuple]:
+    """A cell's figures with a remark in brackets after them: "129.5s (warm runs 2+3)" is 129.5 s; "59.27 / 59.95
+    (avg 59.65)" is the series and its "avg"; None when what stands before the remark is no figure."""
+    head = m["head"].strip()
+    plain = _CELL_VALUE.fullmatch(head)
+    inner = (plain, _PLAIN) if plain is not None else _compound(head)
+    if inner is None or inner[0] is None:
+        return None
+    value, (suffix, others) = inner
+    note = _NOTE.fullmatch(m["note"].strip())
+    if note is not None:
+        word = note["word"].lower()  # a statistic of the cell's values is in their unit ("avg 59.65")
+        others = list(others) + [(word, note["num"]) if _STAT_COLUMN.fullmatch(word) and not note["unit"] else
+                                 (word, note["num"], note["unit"])]
+    return value, (suffix, others)
 
 
 class TableShapes:
