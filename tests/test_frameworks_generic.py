@@ -1160,3 +1160,17 @@ def test_round_29_npu_smi_rows_costs_and_a_cell_remarked_after_its_figures():
     assert {("openai Run cost", 0.0124, "USD", "cost"), ("DWQ Decode tok/s (n=3) [3]", 88.11, "tokens/s", "rate"),
             ("DWQ Decode tok/s (n=3) avg", 87.56, "tokens/s", "rate"), ("DWQ Avg wall time", 129.5, "s", "duration"),
             ("2048 (default) prefill tok/s", 431.5, "tokens/s", "rate")} <= got
+
+
+def test_durations_said_in_parts_and_rates_of_any_thing_per_second():
+    # qwen-mlx-bench's "7m 51s", whisper-web's "1 min 19 seconds" (held-out rounds 27 and 24): one figure each,
+    # never the minutes alone; a list of seconds is never summed
+    (run,) = read("Q8 research wall time: 7m 51s", "Total time: 1 min 19 seconds", "took 2 hours, 3 minutes",
+                  "times: 1.2s 1.3s", "throughput: 12.5 images/s", "Throughput: 0.0 queries/s")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert ("Q8 research wall time", 471000.0, "ms") in got
+    assert ("Total time", 79000.0, "ms") in got
+    assert ("took", 7380000.0, "ms") in got
+    assert ("times", 1.2, "s") in got and ("times", 1.3, "s") in got
+    assert ("throughput", 12.5, "images/s") in got and ("Throughput", 0.0, "req/s") in got
+    assert not any(v in (7, 1, 60000.0) for _, v, _ in got)

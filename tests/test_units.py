@@ -102,3 +102,10 @@ def test_llama_bench_row_with_an_odd_rate_keeps_its_test_and_counts():
     assert (first["prompt_tokens"], first["prompt_tps"], first["extra"]["test"]) == (512, None, "pp512")
     assert first["unparsed"]["count"] == 1 and "nan ± nan" in first["unparsed"]["lines"][0]
     assert (second["eval_tokens"], second["eval_tps"], second["unparsed"]) == (128, 12.5, None)
+
+
+@pytest.mark.parametrize("text, ms", [("7m 51s", 471000.0), ("1 min 19 seconds", 79000.0),
+                                      ("2 hours, 3 minutes", 7380000.0), ("1h 2m 3.5s", 3723500.0),
+                                      ("1.2s 1.3s", None), ("3s 2m", None), ("5 min", None)])
+def test_spoken_durations_larger_parts_first(text, ms):
+    assert units.spoken_duration_ms(text) == ms

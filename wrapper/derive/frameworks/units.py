@@ -138,6 +138,23 @@ def go_duration_ms(text: str) -> float | None:
     return float(-total if text.startswith("-") else total)
 
 
+# A duration said in parts, larger to smaller, spaced or in words: "7m 51s", "1 min 19 seconds", "2 hours, 3 minutes".
+_SPOKEN_PART = LazyPattern(r"(\d+(?:\.\d+)?)\s?(hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s|ms)(?![A-Za-z])")
+_SPOKEN_RANK = {"h": 3, "hr": 3, "hrs": 3, "hour": 3, "hours": 3, "m": 2, "min": 2, "mins": 2, "minute": 2,
+                "minutes": 2, "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 0}
+_RANK_MS = (Decimal(1), Decimal(1000), Decimal(60_000), Decimal(3_600_000))
+
+
+def spoken_duration_ms(text: str) -> float | None:
+    """``"7m 51s"`` -> ``471000.0``, ``"1 min 19 seconds"`` -> ``79000.0``: two or more parts, each unit smaller
+    than the one before (so that a list such as ``"1.2s 1.3s"`` is never summed); ``None`` otherwise."""
+    parts = _SPOKEN_PART.findall(text)
+    ranks = [_SPOKEN_RANK[u.lower()] for _, u in parts]
+    if len(parts) < 2 or any(a <= b for a, b in zip(ranks, ranks[1:])):
+        return None
+    return float(sum((Decimal(n) * _RANK_MS[r] for (n, _), r in zip(parts, ranks)), Decimal(0)))
+
+
 def duration_ms(text: str, decimal_comma: bool | None = None) -> float | None:
     """Any duration a log prints -> milliseconds: ``"285,92 ms"`` -> ``285.92``, ``"1.5 s"`` -> ``1500.0``,
     ``"2 seconds"``, ``"850µs"``, ``"1m2.3s"`` -> ``62300.0``; ``None`` when it is not one duration."""

@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
-from ..units import go_duration_ms
+from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
     LIST_ITEMS, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
@@ -39,6 +39,11 @@ _MULTI_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?(?:h|m(?!s)|s)(?:(?:,\s*|
 
 
 _PART_SEPARATOR = LazyPattern(r",\s*|:")
+
+
+# The same, spaced or in words ("7m 51s", "1 min 19 seconds", "2 hours and 3 minutes"): larger parts first.
+_SPOKEN_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:hours?|hrs?|h|minutes?|mins?|m)(?:(?:\s+|,\s*|\s+and\s+)\d+"
+                               r"(?:\.\d+)?\s?(?:minutes?|mins?|m|seconds?|secs?|s|ms)){1,2}(?![\w.])")
 
 
 # (shape, reversed regex of what precedes the number): a label with the unit in brackets ("Throughput (T/s) 0.80",
@@ -451,6 +456,14 @@ class LineShapes:
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
+            taken.append(m.span())
+        for m in _SPOKEN_DURATION.finditer(s) if " " in s else ():
+            ms = spoken_duration_ms(m[0])
+            if ms is None or any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is not None and found[0] != "bracket":  # "wall time: 7m 51s", "took 1 min 19 seconds"
+                self._add(_label(found[1]), repr(ms), "ms", line, routed)
             taken.append(m.span())
         return self._values(s, line, routed, taken, heading)
 
