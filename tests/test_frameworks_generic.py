@@ -1174,3 +1174,24 @@ def test_durations_said_in_parts_and_rates_of_any_thing_per_second():
     assert ("times", 1.2, "s") in got and ("times", 1.3, "s") in got
     assert ("throughput", 12.5, "images/s") in got and ("Throughput", 0.0, "req/s") in got
     assert not any(v in (7, 1, 60000.0) for _, v, _ in got)
+
+
+def test_round_30_costs_in_any_currency_shares_of_counted_cells_and_a_bracket_after_a_quote():
+    # cloud-serving-benchmark's FINDINGS.md, forge's cost model, jetson-llm's history, Kakeya's README (round 30-b)
+    (run,) = read("| Format | Output tok/s | active samples | Cost/query | prefill |", "|---|---:|---:|---:|---|",
+                  "| FP16 | 469.43 | 49/696 (7.04%) | \u20b90.6943 | ~1 token evaluated |",
+                  "| Q8_0 | 466.49 | 70/701 (9.99%) | \u20ac1.5 | 18 tokens evaluated |")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("FP16 active samples", 49, None), ("FP16 active samples out of", 696, None),
+            ("FP16 active samples share", 7.04, "%"), ("FP16 Cost/query", 0.6943, "INR"), ("Q8 0 Cost/query", 1.5, "EUR"),
+            ("FP16 prefill", 1, "tokens"), ("Q8 0 prefill", 18, "tokens")} <= got
+    (run,) = read('baseline (full KV)        : "OK.<|im_end|>"   (3 tokens, peak KV = 3,584 KB)')
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("baseline (full KV) tokens", 3, "tokens"), ("peak KV", 3584, "KB")} <= got
+    # in a fixed-width row the words after a figure are the next cell's ("0 kB br": a token distributed-llama
+    # printed); "7 minutes ago" is a clock, no figure of the row
+    (run,) = read("NAME        ID              SIZE      MODIFIED", "qwen3:4b    359d7dd4bcda    2.5 GB    7 minutes ago",
+                  "\U0001f536 G  717 ms I  715 ms T    1 ms S      0 kB R      0 kB br")
+    got = [(f.label, f.value) for f, _ in run.figures]
+    assert ("qwen3:4b 359d7dd4bcda 7 minutes ago SIZE", 2.5) in got and ("G", 717) in got and ("T", 1) in got
+    assert not any(label.endswith("MODIFIED") for label, _ in got)

@@ -29,7 +29,7 @@ _BEFORE_CHARS = 96
 _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)\s?/\s?(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
 
 
-_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w -]{0,40}?)\s*[:=]")
+_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w -]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
@@ -538,6 +538,22 @@ class LineShapes:
         self._add("total time", wall if len(parts) == 1 else repr(round(wall_s, 6)), "s", line, routed)
         taken.append(m.span())
 
+    def _unlabelled(self, s: str, head: str, start: int, unit: str, last: Optional[tuple]) -> tuple:
+        """(label, shape) of a figure with a unit but no words of its own before or after it, or (None, None)."""
+        kind = _unit_kind(unit, "")[1]
+        if last is not None and _JOINED.fullmatch(s, last[1], start):
+            return _joined_label(last[0], kind, unit), "joined"
+        if last is None and self._previous and not s[:start].strip():
+            # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
+            return _joined_label(self._previous, kind), "joined"
+        if (paren := _IN_BRACKETS.match(head)) is not None:
+            # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
+            return _joined_label(paren["label"][::-1], kind), "spaced"
+        if head.lstrip().startswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
+            # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's
+            return (f"{lead['label']} {_unit_kind(unit, '')[0]}" if kind == "count" else lead["label"]), "spaced"
+        return None, None
+
     def _values(self, s: str, line: str, routed: bool, taken: list, heading: Optional[tuple]) -> bool:
         """Every number not read by a shape above, labelled by the words before it (or after it), or by the
         figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's); a bare
@@ -574,14 +590,8 @@ class LineShapes:
                     if after["unit"] in _COUNT_UNITS and "token" not in label.lower():
                         label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
                     shape = "after"
-            if shape is None and unit is not None and last is not None and _JOINED.fullmatch(s, last[1], start):
-                label, shape = _joined_label(last[0], _unit_kind(unit, "")[1], unit), "joined"
-            elif shape is None and unit is not None and last is None and self._previous and not s[:start].strip():
-                # "Prompt : 726.74 sec" then "            704.52 token / sec": the figure above, continued
-                label, shape = _joined_label(self._previous, _unit_kind(unit, "")[1]), "joined"
-            elif shape is None and unit is not None and (paren := _IN_BRACKETS.match(head)):
-                # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
-                label, shape = _joined_label(paren["label"][::-1], _unit_kind(unit, "")[1]), "spaced"
+            if shape is None and unit is not None:
+                label, shape = self._unlabelled(s, head, start, unit, last)
             if shape is None or (unit is None and shape in ("took", "spaced")):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)

@@ -8,7 +8,7 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms
 from .lexicon import (
-    MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _NOT_A_DURATION, _NUM, _STAT_COLUMN, _UNIT,
+    CURRENCIES, MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _NOT_A_DURATION, _NUM, _STAT_COLUMN, _UNIT,
     _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
 from .lines import _MULTI_DURATION
 
@@ -43,7 +43,10 @@ _ARROW_CELL = LazyPattern(r"(?P<a>" + _NUM + r")\s*(?:" + _UNIT + r")?" + _ARROW
 _OF_TOTAL_CELL = LazyPattern(r"(?P<used>" + _NUM + r"\s*(?:" + _UNIT + r"))\s*/\s*(?P<total>" + _NUM + r")\s*(?:" + _UNIT + r")")
 
 
-_FRACTION = LazyPattern(r"(\d+)/(\d+)")  # a table cell "3247/3248": how many of how many (requests succeeded)
+# a table cell "3247/3248": how many of how many (requests succeeded), maybe with its share ("49/696 (7.04%)")
+_FRACTION = LazyPattern(r"(\d+)/(\d+)(?:\s*\((\d+(?:\.\d+)?)%\))?")
+# a figure with its unit, then words that say what it counts ("18 tokens evaluated", "~1 token evaluated")
+_WORDED_CELL = LazyPattern(r"(?P<value>[~\u2248]?\s*" + _NUM + r"\s*(?:" + _UNIT + r"))\s+(?!ago$|from now$)[a-z]+(?: [a-z]+){0,2}")
 
 
 _PAIR_CELL = LazyPattern(r"[A-Za-z_][=:]\s*[-+]?\d")  # a cell holding "key=value" figures of its own
@@ -103,15 +106,18 @@ def _markup_text(m: re.Match) -> str:
     return m[1] if m[1] is not None else " "
 
 
-def _cell_values(cells: list) -> tuple:
+def _cell_values(cells: list, ruled: bool = False) -> tuple:
     """(each cell's value match or None, each cell's (label suffix of its value, [(label suffix, number), …] of
-    its other figures)) of a table row."""
+    its other figures)) of a table row; ``ruled``: a table whose columns are drawn, where a cell may say in words
+    what its figure is ("18 tokens evaluated", "984ms average": in a fixed-width row such words are the next cell's)."""
     values, extras = [], []
     for cell in cells:
         cell = cell.rstrip(_MARKS).rstrip()  # "20.0 ⭐", "4.59 🏆": a mark beside the value
         value, extra = _CELL_VALUE.fullmatch(cell), _PLAIN
         if value is None and (compound := _compound(cell)) is not None:
             value, extra = compound
+        if value is None and ruled and cell[-1:].isalpha() and (worded := _WORDED_CELL.fullmatch(cell)) is not None:
+            value = _CELL_VALUE.fullmatch(worded["value"])
         values.append(value)
         extras.append(extra)
     return values, extras
@@ -150,8 +156,8 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["used"]), ("", [("total", m["total"])])
-    if cell[:1] == "$" and (m := _CELL_VALUE.fullmatch(cell[1:] + " USD")) is not None:  # "$0.0124": a cost
-        return m, _PLAIN
+    if cell[:1] in CURRENCIES and (m := _CELL_VALUE.fullmatch(f"{cell[1:]} {CURRENCIES[cell[:1]]}")) is not None:
+        return m, _PLAIN  # "$0.0124", "₹0.6943": a cost
     if cell.endswith(")") and (m := _REMARKED_CELL.fullmatch(cell)) is not None:
         return _remarked(m)
     return None
@@ -355,7 +361,7 @@ class TableShapes:
         if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
             self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
             return
-        values, extras = _cell_values(cells)
+        values, extras = _cell_values(cells, ruled=True)
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
         if not any(values) or (self._header is None and row is None):
@@ -405,8 +411,11 @@ class TableShapes:
         """A row's cells of how many of how many: "3247/3248" under "Successful Requests"."""
         for name, fraction in zip(header, fractions):
             if fraction is not None and name and row is not None:
-                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, bare=True)
-                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, bare=True)
+                # the row's name says which variant ("FP16"), the column what is counted: noise is the column's
+                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, noise_label=name, bare=True)
+                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, noise_label=name, bare=True)
+                if fraction[3] is not None:
+                    self._add(_label(f"{row} {name} share"), fraction[3], "%", line, routed, noise_label=name)
 
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
