@@ -25,6 +25,7 @@ from .durations import scaled
 from .units import integer, number, size_mib
 
 NAME = "llama-bench"
+BATCHED, SWEEP = "llama-batched-bench", "llama-sweep-bench"  # the other bench tools whose tables it reads
 
 _TEST = re.compile(r"(pp|tg) ?(\d+)(?:\+tg ?(\d+))?(?: @ d(\d+))?")
 _TPS = re.compile(r"([\d.]+)\s*\u00b1\s*([\d.]+)")
@@ -138,6 +139,8 @@ class Parser(FamilyParser):
         report["eval_ms"] = scaled(row.get("T_TG s") or "x", 1000)
         report["eval_tps"] = number(row.get("S_TG t/s"))
         report["total_ms"] = scaled(row.get("T s") or "x", 1000)
+        # the tool that printed it, by its columns: llama-batched-bench's has "B", ik_llama.cpp's llama-sweep-bench not
+        report["framework"] = BATCHED if "B" in row else SWEEP
         report["extra"].update({"test": f"pp{pp}+tg{tg}x{batch}", "batch": batch, "n_kv": integer(row.get("N_KV")),
                                 "total_tps": number(row.get("S t/s"))})
         runs.close()
