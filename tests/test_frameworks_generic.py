@@ -1195,3 +1195,34 @@ def test_round_30_costs_in_any_currency_shares_of_counted_cells_and_a_bracket_af
     got = [(f.label, f.value) for f, _ in run.figures]
     assert ("qwen3:4b 359d7dd4bcda 7 minutes ago SIZE", 2.5) in got and ("G", 717) in got and ("T", 1) in got
     assert not any(label.endswith("MODIFIED") for label, _ in got)
+
+
+def test_round_31_nvidia_smi_csv_timestamped_npu_smi_header_columns_and_remarks():
+    # akamas' vLLM smoke test (round 31-b): nvidia-smi --query-gpu --format=csv, units in square brackets and cells
+    (run,) = read("index, memory.used [MiB], memory.total [MiB]", "0, 18604 MiB, 23034 MiB",
+                  "name, utilization.gpu [%], power.draw [W]", "NVIDIA H200, 87 %, 512.3 W")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("memory.used", 18604, "MiB"), ("memory.total", 23034, "MiB"), ("NVIDIA H200 utilization.gpu", 87, "%"),
+            ("NVIDIA H200 power.draw", 512.3, "W")} <= got
+    # ollama list's long names fill their column to one space: the row is cut where the header's names start
+    (run,) = read("NAME                    ID              SIZE    MODIFIED     ",
+                  "llama3:8b-instruct-fp16 c666fe422df7    16 GB   30 hours ago",
+                  "qwen2:72b               14066dfa503f    41 GB   2 days ago  ")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got == [("llama3:8b-instruct-fp16 c666fe422df7 30 hours ago SIZE", 16, "GB"),
+                   ("qwen2:72b 14066dfa503f 2 days ago SIZE", 41, "GB")]
+    # a cell's approximate or worded remark; "≈" between a key and its value; a target is no core figure
+    runs = read("| Runtime | Latency | VRAM Peak |", "|---|---|---|", "| AirLLM | 706.7 s (~11.8 min) | 8 MB (CPU only) |",
+                "latency \u2248 12 ms, target_prompt_tokens\u2248112")
+    got = {(f.label, f.value, f.unit) for run in runs for f, _ in run.figures}
+    assert {("AirLLM Latency", 706.7, "s"), ("AirLLM VRAM Peak", 8, "MB"), ("latency", 12, "ms"),
+            ("target prompt tokens", 112, None)} <= got
+    assert all(run.core.get("prompt_tokens") is None for run in runs)
+
+
+def test_an_iso_time_before_a_tables_bar_leaves_the_bar():
+    # npu-smi under a timestamping wrapper (round 31-a); Docker Desktop's "time | message" keeps its bar stripped
+    from wrapper.derive.frameworks import prefixes
+    row = "| 2     910B3               | OK            | 89.2        36                0    / 0             |"
+    assert prefixes.strip_text("2026-07-15T09:15:41+00:00 " + row) == row
+    assert prefixes.strip_text("2025-05-30 09:55:22.281 | time=x level=INFO msg=hi") == "time=x level=INFO msg=hi"

@@ -70,7 +70,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
-                "queries": "queries", "token(s)": "tokens", "request(s)": "requests"}  # ollama's "18 token(s)"
+                "queries": "queries", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
 
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
@@ -218,7 +218,7 @@ _SEP = LazyPattern(r"[\s_]+")
 # contradict their columns, ``tables._contradicted``; a bar still going, ``lines._bar``: "… elapsed so far", "… remaining")
 _NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
                        r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
-                       r"\(token\)| from $| under | so far $| remaining $")
+                       r"\(token\)| target | from $| under | so far $| remaining $")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -56,7 +56,7 @@ _BEFORE = (
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
-    ("pair", LazyPattern(r"[~\u2248#]?\"?\s*[:=]\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
+    ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
     ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
 )
 
@@ -156,13 +156,13 @@ _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P
 
 
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
-# hugepages used / total) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |" (AICore %, memory and HBM MB)
+# hugepages used / total, in pages) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |" (AICore %, memory and HBM MB)
 _NPU_ROW = LazyPattern(r"\|\s*(?P<npu>\d+)\s+[\w.-]+\s*\|\s*[A-Za-z]+\s*\|\s*(?:(?P<power>\d+(?:\.\d+)?)|NA)\s+(?:(?P<temp>\d+)|NA)"
-                       r"\s+\d+\s*/\s*\d+\s*\|")
+                       r"\s+(?P<hp_used>\d+)\s*/\s*(?P<hp_total>\d+)\s*\|")
 _NPU_CHIP_ROW = LazyPattern(r"\|\s*\d+\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(?P<aicore>\d+)\s+(?P<mem_used>\d+)"
                             r"\s*/\s*(?P<mem_total>\d+)\s+(?P<hbm_used>\d+)\s*/\s*(?P<hbm_total>\d+)\s*\|")
-_NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("AICore", "%"), ("memory used", "MB"),
-                ("memory total", "MB"), ("HBM used", "MB"), ("HBM total", "MB"))
+_NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("hugepages used", "pages"), ("hugepages total", "pages"),
+                ("AICore", "%"), ("memory used", "MB"), ("memory total", "MB"), ("HBM used", "MB"), ("HBM total", "MB"))
 
 
 # llama.cpp's device list: "  - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)"
@@ -325,9 +325,9 @@ class LineShapes:
         m = _NPU_ROW.match(s)
         if m is not None:
             self._npu = m["npu"]
-            values = (m["power"], m["temp"])
+            values = (m["power"], m["temp"], m["hp_used"], m["hp_total"])
         elif (m := _NPU_CHIP_ROW.match(s)) is not None:
-            values = (None, None, m["aicore"], m["mem_used"], m["mem_total"], m["hbm_used"], m["hbm_total"])
+            values = (None, None, None, None, m["aicore"], m["mem_used"], m["mem_total"], m["hbm_used"], m["hbm_total"])
         else:
             return False
         for (what, unit), value in zip(_NPU_FIGURES, values):

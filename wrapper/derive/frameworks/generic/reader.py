@@ -140,6 +140,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\])[ \t]{2,}[-+]?[0-9]"  # values after their names' bracket ("Bytes In  [total, mean]  9686, …")
                   r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
                   r"|(?<=\)):\s*$"  # a heading with its unit: "First token latency(msecs):"
+                  r"|(?<=iB\])|(?<=\[%\])|(?<=\[W\])"  # nvidia-smi's CSV header: "memory.used [MiB]", "utilization.gpu [%]"
                   r"|(?<=^[0-9])[0-9.]*\s*$)")  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
 
 
@@ -155,6 +156,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._ruled = False  # a rule ("|---|", "┡━━━╇") stood under the open table's header
         self._csv: Optional[list] = None  # the open CSV's column names
         self._spaced: Optional[list] = None  # the open fixed-width table's column names
+        self._spaced_starts: Optional[list] = None  # where its names start in the header line (None: tab-separated)
         self._spaced_indented = False  # its header line was indented: it may lack the corner over the rows' names
         self._heading: Optional[tuple] = None  # (label, unit) of the heading the lines below are statistics of
         self._previous: Optional[str] = None  # the label of the last figure of the line before, if it had one

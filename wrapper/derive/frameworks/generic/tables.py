@@ -30,7 +30,9 @@ _NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\
                           + r")?\s+(?P<word2>[A-Za-z]+))\)")  # or its figure first: "1.33x (51% acceptance)"
 # A cell's figures, then a remark in brackets that opens with a word and holds a number ("129.5s (warm runs 2+3)",
 # "59.27 / 59.95 / 59.74 (avg 59.65)"; not "2048 (default)", a row's name): a word and a number name a statistic
-_REMARKED_CELL = LazyPattern(r"(?P<head>[^()]+?)\s+\((?P<note>[A-Za-z][^()]*\d[^()]*)\)")
+_REMARKED_CELL = LazyPattern(r"(?P<head>[^()]+?)\s+\((?P<note>[~\u2248]?[A-Za-z][^()]*\d[^()]*|[~\u2248]\s*\d[^()]*)\)")
+# or a remark of words alone after a figure with its unit ("8 MB (CPU only)"; "2048 (default)" is a setting)
+_WORDS_REMARK_CELL = LazyPattern(r"(?P<value>" + _NUM + r"\s*(?:" + _UNIT + r"))\s+\([A-Za-z][A-Za-z ,.-]{0,40}\)")
 _NOTE = LazyPattern(r"(?P<word>[A-Za-z]+)[:=]?\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
 # Marks beside a cell's value (emoji, their variation selector): "20.0 ⭐", "✅"
 _MARKS = "\u2b50\u2705\u274c\u26a0\ufe0f\U0001f3c6\U0001f525\U0001f680\u2714\u2716 "
@@ -68,7 +70,12 @@ MAX_HEADER_CELL_CHARS = 40
 
 
 # CSV (a benchmark's "-o csv" or its own): a header of 3+ names, then rows of as many numbers (or empty cells).
-_CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()/%.-]+){0,3}")
+_CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()\[\]/%.-]+){0,3}")
+
+
+# nvidia-smi's --format=csv header names its units in square brackets ("memory.used [MiB]"), its cells print them
+# ("18604 MiB"): read as a column "(MiB)"
+_SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 
 _CSV_NUMBER = LazyPattern(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|")
@@ -160,6 +167,8 @@ def _compound(cell: str) -> Optional[tuple]:
         return m, _PLAIN  # "$0.0124", "₹0.6943": a cost
     if cell.endswith(")") and (m := _REMARKED_CELL.fullmatch(cell)) is not None:
         return _remarked(m)
+    if cell.endswith(")") and (m := _WORDS_REMARK_CELL.fullmatch(cell)) is not None:
+        return _CELL_VALUE.fullmatch(m["value"]), _PLAIN
     return None
 
 
@@ -180,6 +189,12 @@ def _remarked(m: re.Match) -> Optional[tuple]:
     return value, (suffix, others)
 
 
+def _csv_with_unit(cell: str) -> Optional[re.Match]:
+    """A CSV cell that prints its unit after its number ("18604 MiB", "35.2 %"), or None."""
+    value = _CELL_VALUE.fullmatch(cell) if cell[-1:].isalpha() or cell[-1:] == "%" else None
+    return value if value is not None and value["unit"] else None
+
+
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
@@ -189,6 +204,8 @@ class TableShapes:
         cells = _COLUMN_GAP.split(s)
         header = original = self._spaced
         self._spaced = None
+        if header is not None and len(cells) < len(header) and "\t" not in s:
+            cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
         # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table; so does a header of two names
         # (a pandas frame's "data_type   FP8", its index's name, then "RTX A5000  1117.717778")
         if len(cells) == 2:
@@ -238,8 +255,18 @@ class TableShapes:
             return True
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced = cells  # a header: read as any line too (it holds no number)
+            self._spaced_starts = None if "\t" in s else [0] + [m.end() for m in _COLUMN_GAP.finditer(s.rstrip())]
             self._spaced_indented = line.lstrip(">")[:1].isspace()
         return False
+
+    def _at_header_columns(self, s: str) -> Optional[list]:
+        """A fixed-width row cut where its header's names start, when a cell filled its column to one space
+        (``ollama list``'s long names): each cut falls after a space and leaves no cell empty; else None."""
+        starts = self._spaced_starts
+        if not starts or len(s) <= starts[-1] or any(s[p - 1] != " " or s[p] == " " for p in starts[1:]):
+            return None
+        cells = [s[a:b].strip() for a, b in zip(starts, starts[1:] + [len(s)])]
+        return cells if all(cells) else None
 
     def _two_columns(self, cells: list, s: str, header: Optional[list]) -> Optional[list]:
         """The header over a line of two cells: the open one, or two names above it as pandas prints them; a line
@@ -282,6 +309,7 @@ class TableShapes:
         self._spaced_indented = indented
         if any(_cell_values(cells)[0]) or any(len(c) > MAX_HEADER_CELL_CHARS for c in cells):
             return None
+        self._spaced_starts = None if "\t" in above else [0] + [m.end() for m in _COLUMN_GAP.finditer(above)]
         return cells
 
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
@@ -292,7 +320,8 @@ class TableShapes:
         by_row = header is not None and header[0].lower() in _ROW_HEADERS  # "Metric,avg,min,…": rows named first
         if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
             return False
-        numeric = [_CSV_NUMBER.fullmatch(c.strip()) is not None for c in cells]
+        valued = [_CSV_NUMBER.fullmatch(c.strip()) or _csv_with_unit(c.strip()) for c in cells]
+        numeric = [v is not None for v in valued]
         if header is not None and (all(numeric) and len(cells) == len(header) or (
                 len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))
                 or by_row and len(cells) == len(header) and not numeric[0] and all(numeric[1:])):
@@ -300,10 +329,12 @@ class TableShapes:
             # the trailing columns may be missing; under a "Metric" column, each row's name labels its cells
             row = cells[0].strip() if by_row and not numeric[0] else None
             rm = _CELL_UNIT.match(row) if row else None  # "Time To First Token (ms)": the row's unit
-            for name, cell, is_number in zip(header, cells, numeric):
-                if cell.strip() and is_number:
+            for name, cell, value in zip(header, cells, valued):
+                if cell.strip() and value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, _key_unit(name))
+                    if "unit" in value.re.groupindex:  # "18604 MiB": its own unit, its number alone
+                        cell, unit = value["num"], value["unit"]
                     noise = None
                     if row:
                         subject = rm["label"] if rm else row
@@ -313,7 +344,7 @@ class TableShapes:
                     self._add(_label(label), cell.strip(), unit, line, routed, noise_label=noise, bare=True)
             return True
         if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
-            self._csv = [c.strip() for c in cells]
+            self._csv = [_SQUARE_UNIT.sub(r" (\1)", c.strip()) for c in cells]
             return True
         return False
 
