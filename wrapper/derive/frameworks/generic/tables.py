@@ -274,7 +274,7 @@ class TableShapes:
         if header is None and "\t" not in s and self.line_before is not None and _CELL_VALUE.fullmatch(cells[1]):
             return self._frame_header()
         if (header is None or len(header) != 2) and "\t" not in s and all(_COLUMN_KEY.fullmatch(c) for c in cells):
-            self._spaced, self._spaced_indented = cells, False
+            self._spaced, self._spaced_indented, self._spaced_starts = cells, False, None
         return header
 
     def _frame_header(self) -> Optional[list]:
