@@ -244,6 +244,19 @@ def test_a_family_line_it_took_nothing_from_is_read_but_a_list_of_token_candidat
     assert not [f for f in rep["figures"] if f["unit"] == "%"]
 
 
+def test_a_family_line_whose_values_repeat_earlier_ones_keeps_its_shape_read():
+    # Jacob0226/SGLang-benchmarks' sweep log (held-out round 31): each concurrency's server prints six "Memory pool
+    # end" lines; SGLang keeps the first value, the reader the others. Two sweeps of the same six values (kept
+    # once) must not make the reader stop reading the shape: the third sweep's new values are figures.
+    kv = "    KV Cache is allocated. dtype: torch.bfloat16, #tokens: 11508608, KV size: 12.39 GB"
+    sweep = [kv] + [f"    Memory pool end. avail mem={v} GB" for v in ("40.58", "40.61", "40.70", "52.97", "53.00")]
+    third = [kv] + [f"    Memory pool end. avail mem={v} GB" for v in ("40.45", "40.48", "52.71")]
+    (rep,) = frameworks.parse_lines(sweep + sweep + sweep + third)
+    assert rep["framework"] == "sglang" and rep["extra"]["avail_mem_after_kv_pool_gb"] == 40.58
+    got = [f["value"] for f in rep["figures"] if f["label"] == "avail mem"]
+    assert got == [40.61, 40.7, 52.97, 53.0, 40.45, 40.48, 52.71]
+
+
 def test_a_progress_lines_values_the_family_replaced_are_figures_those_it_still_holds_are_not():
     # llama-server's prompt progress (held-out round 13): the family keeps the last line's values in
     # extra.prompt_progress, so only the earlier lines' values are the reader's

@@ -324,7 +324,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._held = []
 
     def settle(self, took, claimed: bool) -> bool:
-        """Decide the held line's figures once the families shown it have read it; whether any was kept.
+        """Decide the held line's figures once the families shown it have read it; whether it gave a figure (a
+        value the families left, even one kept already from an earlier line, or a new one).
 
         ``took(value, num_text)`` says whether one of them took that value; None: the line is not vetted
         (a family met first on its periodic line), its figures go as if never held. With ``claimed`` (the
@@ -341,18 +342,21 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         before = self._count + self._bare + self._pending
         taken = [took is not None and took(h[1], h[6]) for h in held]
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
+        left = False  # a value the families left: the line's shape yields figures, even one kept already
         for h, was_taken in zip(held, taken):
             label, value, unit, kind, line, words, _num_text, routed = h
             if claimed:
                 if took is not None and not was_taken:
+                    left = True
                     self._keep(label, value, unit, kind, line, words, False, None)
                 elif took is not None:
                     self._keep_pending(Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS]), _num_text)
             elif measured and not was_taken:
+                left = True
                 self._keep(label, value, unit, kind, line, words, False, routed)
             else:
                 self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed)
-        return self._count + self._bare + self._pending > before
+        return left or self._count + self._bare + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
         """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""
