@@ -67,6 +67,19 @@ def test_noise_is_no_figure():
     assert all(not r.figures and not r.core for r in read(*noise))
 
 
+def test_a_bare_magnitude_is_thousands_of_what_is_counted_or_a_size_of_memory_else_a_name():
+    # systemd's status (held-out round 16), a README's "~11K tokens", top's "rss=176M"
+    (run,) = read("     Memory: 1.7G (peak: 2G)", "Test document: U.S. Constitution (`constit.txt`, ~11K tokens)",
+                  "agent rss=176M", "AMD Ryzen 7 PRO 4750G with Radeon Graphics", "context=native-1M",
+                  "| 128K | 12.5 |")
+    got = [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures]
+    assert got == [("Memory", 1.7, "GiB", "size"), ("tokens", 11000, None, "count"),
+                   ("agent rss", 176.0, "MiB", "size"), ("128K", 12.5, None, "value")]  # not the CPU's name, a
+    # setting; a table's "128K" is its row's name
+    # a sweep script's settings (held-out round 31): a concurrency, an exit status, a memory fraction
+    assert not read("conc=8 exit=0", "mem_fraction=0.85 chunked_prefill=16384")[0].figures
+
+
 def test_a_progress_bars_rate_is_a_figure_of_its_description_a_few_times_per_bar():
     # vLLM's CUDA graph capture (tqdm), SGLang's own bar, mini-sglang's bench (held-out round 10)
     (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",

@@ -68,6 +68,16 @@ _SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": 
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
 
 
+# A number's magnitude glued after it, with no unit ("75.3K", "176M"): thousands, millions, ... of what its label
+# counts, or, of nothing counted, binary multiples of bytes as top, free -h, du -h and ls -lh print them.
+MAGNITUDES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+# What a label names when a number with a bare magnitude ("176M") is a size: memory, not a model's or CPU's name.
+_MEMORY = LazyPattern(r"\b(?:mem(?:ory)?|ram|vram|rss|res|virt|swap|heap|cache|disk|hbm|dram|buffers?|footprint)\b"
+                      r"|working set", re.I)
+
+
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
                 "queries": "queries", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
@@ -77,6 +87,11 @@ _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:e
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
+
+
+# A label's value may carry a bare magnitude ("rss=176M", "Prompt tokens: 75.3K"; ``MAGNITUDES``); a table's cell
+# may not: there "1K", "30K" name a row (a prompt's size), "16225M" a device's.
+_UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KMGT](?![\w/=.]))"
 
 
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
@@ -160,7 +175,7 @@ _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 
 # A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
 # "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
-_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
+_VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bconc\b|\bmem(?:ory)?[ _]fraction|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
                            r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
                            r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
@@ -240,6 +255,11 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return None, None
     if unit == "%":
         return "%", "percent"
+    if unit in MAGNITUDES:  # "75.3K" tokens: thousands of them; "rss=176M" (top, free -h): a size in MiB
+        low = label.lower()
+        if "token" in low or "request" in low or _COUNTED.search(low) is not None:
+            return unit, "count"
+        return (unit + "iB", "size") if _MEMORY.search(low) is not None else (None, None)  # "4750G", "128K": names
     if unit == "pp":  # "(-5.2pp)" beside a percentage in a table cell: its change in percentage points
         return "pp", "percent"
     low = unit.lower().strip()

@@ -8,6 +8,7 @@ from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
     LIST_ITEMS, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    _UNIT_OR_MAGNITUDE,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
 
 
@@ -18,7 +19,7 @@ _REMARKS = ("includ", "exclud", "incl.", "excl.", "e.g.", "i.e.")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
-_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT + r")|(?![\w.]))")
+_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT_OR_MAGNITUDE + r")|(?![\w.]))")
 
 
 _BEFORE_CHARS = 96
