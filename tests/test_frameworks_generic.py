@@ -1252,3 +1252,54 @@ def test_an_iso_time_before_a_tables_bar_leaves_the_bar():
     row = "| 2     910B3               | OK            | 89.2        36                0    / 0             |"
     assert prefixes.strip_text("2026-07-15T09:15:41+00:00 " + row) == row
     assert prefixes.strip_text("2025-05-30 09:55:22.281 | time=x level=INFO msg=hi") == "time=x level=INFO msg=hi"
+
+
+def test_a_column_or_a_files_path_naming_a_framework_is_no_evidence():
+    # FlagGems' MoE kernel table compares against vLLM (held-out round 32): "| vLLM (ms) |" is a column's name;
+    # a line profiler's report names the file it profiled, "…/integrations/transformers.py"
+    (rep,) = frameworks.parse_lines(["| Model | Tokens | vLLM (ms) | Baseline Gems (ms) | Opt/vLLM |",
+                                     "|---|---:|---:|---:|---:|", "| Mixtral E8 | 1 | 0.144106 | 0.216508 | 0.748x |"])
+    assert rep["framework"] == "unknown" and 0.144106 in [f["value"] for f in rep["figures"]]
+    (rep,) = frameworks.parse_lines(["/lib/python3.10/site-packages/lmformatenforcer/integrations/transformers.py",
+                                     "Function: _build_regular_tokens_list at line 58"])
+    assert rep["framework"] == "unknown"
+
+
+def test_org_mode_and_ascii_box_rules_and_a_double_spaced_profile_table(tmp_path):
+    # llama.cpp's quantized-KV PR (held-out round 32): an org-mode table, "|----+----|" under its header
+    run = read("| Quantization | PPL | KLD |", "|--------------+-----+-----|", "| f16/f16 | 6.232196 ± 0.037873 | "
+               "0.000189 ± 0.000001 |")[0]
+    assert [(f.label, f.value) for f, _ in run.figures] == [("f16/f16 PPL", 6.232196), ("f16/f16 PPL \u00b1", 0.037873),
+                                                           ("f16/f16 KLD", 0.000189), ("f16/f16 KLD \u00b1", 1e-06)]
+    # line_profiler's report pasted double-spaced: blank lines, a rule and rows with empty cells between its header
+    # and its first full row (the header is found through the block reader, as analyze reads a file)
+    log = tmp_path / "profile.log"
+    log.write_text("Line #      Hits         Time  Per Hit   % Time  Line Contents\n\n" + "=" * 62 + "\n\n"
+                   "    58                                           @profile\n\n"
+                   "    60         1  912794903.0    9e+08      9.5      token_0 = tokenizer.encode(\"0\")[-1]\n\n"
+                   "    61         1       8025.0   8025.0      0.0      regular_tokens = []\n")
+    from .conftest import run_phasewrap
+    import json
+    proc = run_phasewrap(["analyze", "--format", "json", str(log)])
+    figures = json.loads(proc.stdout)[0]["reported"]["figures"]
+    assert [(f["label"], f["value"]) for f in figures][:4] == [
+        ('token 0 = tokenizer.encode("0")[-1] Hits', 1), ('token 0 = tokenizer.encode("0")[-1] Time', 912794903.0),
+        ('token 0 = tokenizer.encode("0")[-1] Per Hit', 900000000), ('token 0 = tokenizer.encode("0")[-1] % Time', 9.5)]
+    assert ("regular tokens = [] Time", 8025.0) in [(f["label"], f["value"]) for f in figures]
+
+
+def test_round_32s_other_shapes():
+    run = read("| Proposals | Selected checkpoint | Accepted/proposed | Tok/s |", "|---:|---|---:|---:|",
+               "| 4 | curve step 4000 | 102/1,971 | 11.476 |",
+               "208.58 real / 354.21 user / 538.40 sys", "29059743744 maximum resident set size",
+               "llm_load_print_meta: repeating layers = 16.411 GiB (4.517 BPW, 31.206 B parameters)",
+               "Foo: prompt eval time = 284.746ms / 80 tokens (3.559325 ms per token, 280.95 tokens per second)")[0]
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("curve step 4000 Accepted/proposed", 102, None), ("curve step 4000 Accepted/proposed out of", 1971, None), ("total time", 208.58, "s"), ("user time", 354.21, "s"),
+            ("system time", 538.4, "s"), ("peak resident set size", 29059743744, "B"),
+            ("repeating layers", 16.411, "GiB"), ("per token", 3.559325, "ms"),
+            ("prompt eval time tokens rate", 280.95, "tokens/s")} <= got
+    # a size reduction is a result; a batch size is a setting
+    (rep,) = frameworks.parse_lines(["| Variant | Total Size | Size Reduction |", "|---|---|---|",
+                                     "| int8 | 474.74 MB | 49.7% |"])
+    assert ("int8 Size Reduction", 49.7) in [(f["label"], f["value"]) for f in rep["figures"]]

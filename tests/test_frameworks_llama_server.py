@@ -113,3 +113,15 @@ def test_from_server_timings_drops_non_finite_and_missing_values():
     r = from_server_timings({"prompt_n": 0, "prompt_ms": 0.0, "prompt_per_second": float("nan"), "predicted_n": 3})
     assert (r["prompt_tokens"], r["prompt_eval_ms"], r["prompt_tps"], r["eval_tokens"], r["eval_ms"]) == \
         (0, 0.0, None, 3, None)
+
+
+def test_a_fork_printing_three_decimals_keeps_its_decimal_point():
+    # janhq/cortex.llamacpp PR (held-out round 32): "%.3f" times; printf never groups thousands, so "284.746 ms" is
+    # not 284746 ms (a locale's decimal comma still reads as one: "284,75")
+    (r,) = parse_lines(["prompt eval time = 284.746 ms / 80 tokens (3.559325 ms per token, 280.952146826 tokens "
+                        "per second)", "eval time = 32301.621 ms / 297 runs (108.759666667 ms per token, "
+                        "9.19458500241 tokens per second)"])
+    assert (r["prompt_eval_ms"], r["prompt_tps"], r["eval_ms"], r["eval_tokens"]) == (284.746, 280.952146826,
+                                                                                      32301.621, 297)
+    (r,) = parse_lines(["prompt eval time = 284,75 ms / 80 tokens (3,56 ms per token, 280,95 tokens per second)"])
+    assert (r["prompt_eval_ms"], r["prompt_tps"]) == (284.75, 280.95)

@@ -477,14 +477,18 @@ class StreamParser:
         return tuple(kind for kind in chosen.PERIODIC if getattr(chosen, kind.ready)())
 
     def _line_before(self, back: int = 1, raw: bool = False) -> Optional[str]:
-        """The stream's line ``back`` (1 or 2) lines before the one being fed, without its prefixes (the general
-        reader's header of a table whose header line nothing led it to read): the block reader's, which knows the
-        lines it skipped, else the one given before (every line is given when no block reader feeds this parser).
+        """The stream's line ``back`` lines before the one being fed, without its prefixes (the general reader's
+        header of a table whose header line nothing led it to read): the block reader's, which knows the lines it
+        skipped (any ``back`` within its block), else the one given before (every line is given when no block
+        reader feeds this parser; two are kept).
         ``raw``: with its prefixes (a table's first column name may look like a compose service's)."""
         hook = self.line_before
-        before = hook(self._raw, back) if hook is not None else self._raw_before[back - 1]
-        if not before:
-            return None
+        if hook is not None:
+            before = hook(self._raw, back)
+        else:
+            before = self._raw_before[back - 1] if back <= len(self._raw_before) else None
+        if before is None:
+            return None  # past what is known; a blank line is "" (a double-spaced table's header is above it)
         before = ANSI.sub("", before) if "\x1b" in before else before
         return before.rstrip("\r\n") if raw else _strip_text(before)
 

@@ -40,6 +40,12 @@ from .base import FamilyParser
 from .figures import Runs
 from .units import integer, number
 
+
+def _printed(text: str | None) -> float | None:
+    """A number llama.cpp's printf wrote: a comma is a locale's decimal comma, and nothing groups thousands, so a
+    dot is a decimal point whatever follows it ("284.746 ms" from a fork printing three decimals is not 284746)."""
+    return None if text is None else number(text.replace(",", "."))
+
 NAME = "llama.cpp"
 
 # Routing keys (see base.FamilyParser): every line a rule below reads contains one of these.
@@ -152,17 +158,17 @@ def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:
     if primary == "x:graphs_reused":
         return [(primary, integer(m["v"]))]
     # llama.cpp prints times with "%.2f" and counts with "%d": a comma can only be a locale's decimal comma.
-    fields = [(primary, number(m["v"], decimal_comma=True))]
+    fields = [(primary, _printed(m["v"]))]
     if count_key is not None and m["n"] is not None:
-        count = number(m["n"], decimal_comma=True) if m["nu"] == "%" else integer(m["n"], decimal_comma=True)
+        count = _printed(m["n"]) if m["nu"] == "%" else integer(m["n"], decimal_comma=True)
         fields.append((count_key, count))
     if rate_key is not None and m["tps"] is not None:
-        fields.append((rate_key, number(m["tps"], decimal_comma=True)))
+        fields.append((rate_key, _printed(m["tps"])))
     if m["pt"] is not None and primary in _PER_TOKEN:  # "( 0.03 ms per token, 30200.08 tokens per second)"
         per_token_key, sampling_rate_key = _PER_TOKEN[primary]
-        fields.append((per_token_key, number(m["pt"], decimal_comma=True)))
+        fields.append((per_token_key, _printed(m["pt"])))
         if sampling_rate_key is not None and m["tps"] is not None:
-            fields.append((sampling_rate_key, number(m["tps"], decimal_comma=True)))
+            fields.append((sampling_rate_key, _printed(m["tps"])))
     return fields
 
 
@@ -213,7 +219,7 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
     if "buffer size" in text:
         m = _BUFFER.match(text)
         if m is not None:
-            mib = number(m["v"], decimal_comma=True)
+            mib = _printed(m["v"])
             if mib is not None:
                 _buffer(runs, m["dev"], m["kind"], mib, line)
                 return True
@@ -244,16 +250,16 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
         if m is not None:
             extra = runs.startup()["extra"]
             key = next(v for k, v in _VRAM_PART_KEYS.items() if k in text)
-            extra[key] = number(m[1], decimal_comma=True)
+            extra[key] = _printed(m[1])
             if m[2] is not None:
-                extra["vram_model_mib"] = number(m[2], decimal_comma=True)
-                extra["vram_context_mib"] = number(m[3], decimal_comma=True)
+                extra["vram_model_mib"] = _printed(m[2])
+                extra["vram_context_mib"] = _printed(m[3])
             return True
     if "size" in text or "VRAM" in text or "mem required" in text:
         for gate, rx, key in _EXTRA_SIZES:
             if gate in text:
                 m = rx.search(text)
-                mib = None if m is None else number(m[1] or m[2], decimal_comma=True)
+                mib = None if m is None else _printed(m[1] or m[2])
                 if mib is not None:
                     runs.startup()["extra"][key] = mib
                     return True
@@ -384,8 +390,8 @@ def feed_cli_stats(text: str, runs: Runs) -> bool:
     m = _CLI_STATS.search(text) if "[ Prompt: " in text else None
     if m is None:
         return False
-    runs.put("prompt_tps", number(m[1], decimal_comma=True))
-    runs.set("eval_tps", number(m[2], decimal_comma=True))
+    runs.put("prompt_tps", _printed(m[1]))
+    runs.set("eval_tps", _printed(m[2]))
     return True
 
 

@@ -167,7 +167,8 @@ _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued)\b", re.I)
 
 
-_SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b", re.I)  # "batch size 8", "page size by 0.99%": settings, adjustments
+# "batch size 8", "page size by 0.99%": settings, adjustments ("Size Reduction 49.7%" is a quantization's result)
+_SIZE_NOISE = LazyPattern(r"(?<!model )\bsize\b(?! reduction| savings?)", re.I)
 
 
 _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
@@ -378,7 +379,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
         return True
-    if kind not in _TIMED_KINDS and _INDEX_NOISE.search(label) is not None:
+    if kind not in _TIMED_KINDS and kind != "size" and _INDEX_NOISE.search(label) is not None:
+        # "layer 3: 12": an index; "repeating layers = 16.411 GiB" is a size of them
         return True
     return _NOISE.search(label) is not None or _NOISE.search(label.replace(" ", "_")) is not None
 

@@ -125,6 +125,11 @@ _CODE_COUNT = LazyPattern(r"(?<!\S)(\d{1,3}):(\d+)(?!\S)")  # a status code and 
 _SHELL_TIME = LazyPattern(r"(?P<user>\d+(?:\.\d+)?)s? ?user (?P<system>\d+(?:\.\d+)?)s? ?system "
                           r"(?:(?P<cpu>\d+)% ?cpu (?P<total>(?:\d+:){0,2}\d+(?:\.\d+)?) total"
                           r"|(?P<elapsed>(?:\d+:){1,2}\d+(?:\.\d+)?)elapsed (?P<gcpu>\d+)%CPU)")
+# BSD's and macOS's /usr/bin/time: "      208.58 real       354.21 user       538.40 sys" (seconds), and with -l
+# "  29059743744  maximum resident set size" (bytes), "  1327104  peak memory footprint"
+_BSD_TIME = LazyPattern(r"(?P<real>\d+(?:\.\d+)?) real[\s/]+(?P<user>\d+(?:\.\d+)?) user[\s/]+"
+                        r"(?P<sys>\d+(?:\.\d+)?) sys\b")
+_BSD_RSS = LazyPattern(r"\s*(?P<num>\d+)\s+(?P<label>maximum resident set size|peak memory footprint)\s*")
 
 
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
@@ -448,11 +453,19 @@ class LineShapes:
                 label = f"{label} {m['word']}"
             self._add(label, m["count"], None, line, routed)
             self._add(f"{label} time", m["num"], m["unit"], line, routed)
-            if m["rate"] is not None:
+            if m["rate"] is not None and _unit_kind(m["runit"], "")[1] == "rate":
                 self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
-            taken.append(m.span())
+                taken.append(m.span())
+            else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
+                taken.append((m.start(), m.end("unit")))
         if "user " in s:
             self._shell_time(s, line, routed, taken)
+        elif " resident set size" in s or " memory footprint" in s:
+            if (m := _BSD_RSS.fullmatch(s)) is not None:
+                # its peak, not a limit ("maximum" in a label is one, ``_is_noise``)
+                label = "peak resident set size" if m["label"].startswith("max") else m["label"]
+                self._add(label, m["num"], "B", line, routed)
+                taken.append(m.span())
         for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
@@ -529,6 +542,11 @@ class LineShapes:
     def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
         m = _SHELL_TIME.search(s)
         if m is None:
+            if (m := _BSD_TIME.search(s)) is not None:
+                self._add("user time", m["user"], "s", line, routed)
+                self._add("system time", m["sys"], "s", line, routed)
+                self._add("total time", m["real"], "s", line, routed)
+                taken.append(m.span())
             return
         wall = m["total"] or m["elapsed"]
         parts = wall.split(":")
@@ -560,6 +578,7 @@ class LineShapes:
         figure it follows ("Token generation: 353 us, 0.46 tokens/s": the rate is the generation's); a bare
         statistic ("p90", "mean") by what it is of. Whether a statistic of ``heading`` was read."""
         last = None  # (label, end) of the figure read last on this line
+        lead = None  # the label of the last figure read here that is not a "per token" cost
         of_heading = False
         spreads = "\u00b1" in s or "+/-" in s
         for m in _VALUE.finditer(s):
@@ -583,6 +602,7 @@ class LineShapes:
                 taken.append((spread.start("num"), spread.end()))
             if unit is None:
                 unit = _named_unit(shape, label)
+            end = m.end()
             if unit is None or shape is None:
                 after = _AFTER.match(s, m.end())
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
@@ -590,7 +610,7 @@ class LineShapes:
                         else (after["label"], after["unit"])
                     if after["unit"] in _COUNT_UNITS and "token" not in label.lower():
                         label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
-                    shape = "after"
+                    shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
             if shape is None and unit is not None:
                 label, shape = self._unlabelled(s, head, start, unit, last)
             if shape is None or (unit is None and shape in ("took", "spaced")):
@@ -605,7 +625,11 @@ class LineShapes:
                 continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
             if self._add(label, m["num"], unit, line, routed, noise_label=noise,
                          bare=shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None):
-                last, self._previous = (label, m.end()), label
+                per = shape == "after" and label.startswith("per ")  # "(3.56 ms per token, 280.95 tokens per
+                # second)": the rate joins the figure before the bracket, not the words "per token"
+                last, self._previous = (lead if per and lead is not None else label, end), label
+                if not per:
+                    lead = label
                 if spread is not None:
                     self._add(f"{label} \u00b1", spread["num"], unit, line, routed)
         return of_heading

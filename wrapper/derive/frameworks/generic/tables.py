@@ -46,7 +46,7 @@ _OF_TOTAL_CELL = LazyPattern(r"(?P<used>" + _NUM + r"\s*(?:" + _UNIT + r"))\s*/\
 
 
 # a table cell "3247/3248": how many of how many (requests succeeded), maybe with its share ("49/696 (7.04%)")
-_FRACTION = LazyPattern(r"(\d+)/(\d+)(?:\s*\((\d+(?:\.\d+)?)%\))?")
+_FRACTION = LazyPattern(r"(\d{1,3}(?:,\d{3})+|\d+)/(\d{1,3}(?:,\d{3})+|\d+)(?:\s*\((\d+(?:\.\d+)?)%\))?")  # "102/1,971"
 # a figure with its unit, then words that say what it counts ("18 tokens evaluated", "~1 token evaluated")
 _WORDED_CELL = LazyPattern(r"(?P<value>[~\u2248]?\s*" + _NUM + r"\s*(?:" + _UNIT + r"))\s+(?!ago$|from now$)[a-z]+(?: [a-z]+){0,2}")
 
@@ -87,7 +87,11 @@ _ROW_HEADERS = frozenset(("metric", "metrics", "name", "statistic", "stat", "mea
 MIN_CSV_COLUMNS = 3
 
 
-_RULE_CHARS = frozenset("-:= ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
+# How far above a fixed-width table's first full row its header may stand (``_header_above``).
+HEADER_LINES_BACK = 8
+
+
+_RULE_CHARS = frozenset("-:=+ ") | frozenset(chr(c) for c in range(0x2500, 0x2580))
 
 
 # A column named by a setting's value ("Batch 1", "bs=8", "ctx 4096"): its cells are measurements at that setting,
@@ -206,12 +210,11 @@ class TableShapes:
         self._spaced = None
         if header is not None and len(cells) < len(header) and "\t" not in s:
             cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
-        # "System<TAB>WER" then "Faster-Whisper<TAB>3.097": a tab makes it a table; so does a header of two names
-        # (a pandas frame's "data_type   FP8", its index's name, then "RTX A5000  1117.717778")
-        if len(cells) == 2:
+        if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
-        if len(cells) < MIN_SPACED_COLUMNS and not pair:
+        if len(cells) < MIN_SPACED_COLUMNS and not pair:  # a row with empty cells (line_profiler's "58  @profile")
+            self._spaced = original if original is not None and cells[0].isdigit() else None  # leaves it open
             return False
         values, extras = _cell_values(cells)
         indented = self._spaced_indented
@@ -294,11 +297,19 @@ class TableShapes:
         """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
         cells (or one fewer: no corner above the rows' names), none of them a value ("Benchmark  Time  CPU"); a
         rule between the two ("-----") is passed over."""
+        back = 1
         above = self.line_before(1)
         if above and set(above.strip()) <= _RULE_CHARS:
-            above = self.line_before(2)
-        if not above or len(above) > MAX_LINE_CHARS:
-            return None
+            back, above = 2, self.line_before(2)
+        skipped = back
+        while columns >= MIN_SPACED_COLUMNS and above is not None and back < HEADER_LINES_BACK and (
+                not above.strip() or above.lstrip()[:1].isdigit() or set(above.strip()) <= _RULE_CHARS):
+            # a double-spaced paste ("Line #  Hits  Time …", "", "=====", "", "58  @profile", "", "60  1  …"):
+            # blank lines, rules and rows with empty cells between the header and the first full row
+            back += 1
+            above = self.line_before(back)
+        if not above or len(above) > MAX_LINE_CHARS or back > skipped and any(c.isdigit() for c in above):
+            return None  # a header met past blank lines is names only
         indented = above.lstrip(">")[:1].isspace()
         above = above.strip()
         if above[:1] == ">":
@@ -443,8 +454,10 @@ class TableShapes:
         for name, fraction in zip(header, fractions):
             if fraction is not None and name and row is not None:
                 # the row's name says which variant ("FP16"), the column what is counted: noise is the column's
-                self._add(_label(f"{row} {name}"), fraction[1], None, line, routed, noise_label=name, bare=True)
-                self._add(_label(f"{row} {name} out of"), fraction[2], None, line, routed, noise_label=name, bare=True)
+                self._add(_label(f"{row} {name}"), fraction[1].replace(",", ""), None, line, routed, noise_label=name,
+                          bare=True)
+                self._add(_label(f"{row} {name} out of"), fraction[2].replace(",", ""), None, line, routed,
+                          noise_label=name, bare=True)
                 if fraction[3] is not None:
                     self._add(_label(f"{row} {name} share"), fraction[3], "%", line, routed, noise_label=name)
 
