@@ -1303,3 +1303,11 @@ def test_round_32s_other_shapes():
     (rep,) = frameworks.parse_lines(["| Variant | Total Size | Size Reduction |", "|---|---|---|",
                                      "| int8 | 474.74 MB | 49.7% |"])
     assert ("int8 Size Reduction", 49.7) in [(f["label"], f["value"]) for f in rep["figures"]]
+
+
+def test_a_headerless_row_of_a_name_then_values_some_with_units_and_marks():
+    # benchloop's suite table (held-out round 32): a name, a score and a count (no unit: left), a time, a mark
+    run = read("  coding           100.0 12/12  53040ms \u2705", "  agent             96.9   7/8      0ms \u2705",
+               "gpt2_model_load: model size  =   239.08 MB")[0]
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("coding", 53040.0, "ms"), ("agent", 0.0, "ms"), ("model size", 239.08, "MB")]  # "=" is no mark

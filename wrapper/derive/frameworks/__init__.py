@@ -19,6 +19,7 @@ imports none of them.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import importlib
 import re
@@ -234,7 +235,8 @@ class StreamParser:
         self._figures.line_before = self._line_before
         self.line_before = None  # the block reader's: the stream's line before the one being fed (see _line_before)
         self._raw: Optional[str] = None  # the line being fed, as given
-        self._raw_before: tuple = (None, None)  # the two given before it, the nearest first
+        # those given before it, the nearest first (as far up as a table's header may stand)
+        self._raw_before: collections.deque = collections.deque((None,), maxlen=generic.HEADER_LINES_BACK)
         self._self_name = generic.SelfName()
         self._figures_done = False
         self._draining = False
@@ -307,7 +309,8 @@ class StreamParser:
     def feed_line(self, line: str) -> None:
         """One line of log text, with or without its newline; ``\\r``-separated progress redraws are split and
         ANSI escape sequences (colours, cursor moves of a progress bar) removed wherever they are in the line."""
-        self._raw_before, self._raw = (self._raw, self._raw_before[0]), line
+        self._raw_before.appendleft(self._raw)
+        self._raw = line
         if "\x1b" in line:
             line = ANSI.sub("", line)  # colours, erase-line, cursor moves, window titles (core.safe)
         if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
@@ -480,7 +483,7 @@ class StreamParser:
         """The stream's line ``back`` lines before the one being fed, without its prefixes (the general reader's
         header of a table whose header line nothing led it to read): the block reader's, which knows the lines it
         skipped (any ``back`` within its block), else the one given before (every line is given when no block
-        reader feeds this parser; two are kept).
+        reader feeds this parser; ``generic.HEADER_LINES_BACK`` are kept).
         ``raw``: with its prefixes (a table's first column name may look like a compose service's)."""
         hook = self.line_before
         if hook is not None:

@@ -27,7 +27,11 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
 * a JSON object on one line: each numeric member whose key names a time, rate, size or token count;
 * CSV: a header of 3+ names, then rows of as many numbers; each cell labelled by its column (unit from its
   brackets or suffix: ``prefill_tps``, ``ttft (ms)``, ``kv_bytes``);
-* a shell's ``time`` line (zsh's ``12.77s user 8.83s system 131% cpu 16.393 total``, GNU time's ``…elapsed``).
+* a shell's ``time`` line (zsh's ``12.77s user 8.83s system 131% cpu 16.393 total``, GNU time's ``…elapsed``), BSD's and macOS's
+  ``208.58 real  354.21 user  538.40 sys`` and ``N  maximum resident set size`` (bytes);
+* a bare magnitude after a label's value: ``~11K tokens`` (11000, a count), ``Memory: 1.7G`` (GiB: only after a
+  label naming memory; never in a table's cell, where ``30K`` names a row);
+* a headerless fixed-width row of a name, then values (``coding  100.0 12/12  53040ms ✅``): those with units.
 * a change from one value to another, ``Decode speed: 12.3 -> 15.6 tok/s`` (``Decode speed`` 15.6, ``Decode speed
   from`` 12.3); in a table cell with a statistic after it, ``37.9 -> 37.6 (Max 38.1)`` (``… from``, ``… max``);
 * a table cell's signed change in brackets, ``1,483 (−1.1%)``, ``50.1% (−5.2pp)`` (``… change``, in % or percentage
@@ -67,9 +71,10 @@ from .merge import SelfName, joined, merge
 from .reader import EPOCH_MS, GATE, GATE_CHARS, MAX_FIGURES, MAX_PENDING, MAX_RUNS, MAX_VALUES, Figure, FigureReader, \
     Pending, Run
 from .structured import MAX_JSON_DEPTH
-from .tables import MAX_HEADER_CELL_CHARS, MIN_CSV_COLUMNS, MIN_SPACED_COLUMNS
+from .tables import HEADER_LINES_BACK, MAX_HEADER_CELL_CHARS, MIN_CSV_COLUMNS, MIN_SPACED_COLUMNS
 
-__all__ = ["BAR_LABEL", "BAR_VALUES", "EPOCH_MS", "GATE", "GATE_CHARS", "LIST_ITEMS", "MAX_BARS", "MAX_FIGURES",
+__all__ = ["BAR_LABEL", "BAR_VALUES", "EPOCH_MS", "GATE", "GATE_CHARS", "HEADER_LINES_BACK", "LIST_ITEMS", "MAX_BARS",
+           "MAX_FIGURES",
            "MAX_HEADER_CELL_CHARS", "MAX_JSON_DEPTH", "MAX_LABEL_CHARS", "MAX_LABEL_WORDS", "MAX_LINE_CHARS",
            "MAX_PENDING", "MAX_RUNS", "MAX_VALUES", "MIN_CSV_COLUMNS", "MIN_SPACED_COLUMNS", "Figure", "FigureReader",
            "Pending", "Run", "SelfName", "joined", "merge"]

@@ -199,6 +199,22 @@ def _csv_with_unit(cell: str) -> Optional[re.Match]:
     return value if value is not None and value["unit"] else None
 
 
+_BARE_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
+
+
+def _named_row(cells: list, values: list) -> bool:
+    """A headerless fixed-width row of a name, then values, at least one with its unit, and maybe counts of how many
+    (``7/8``) and a mark that is no word (``✅``): each value with a unit is a figure of the name."""
+    unit = False
+    for cell, value in zip(cells[1:], values[1:]):
+        if value is not None:
+            unit = unit or bool(value["unit"])
+        elif not all(c > "\x7f" for c in cell) and not all(_FRACTION.fullmatch(p) or _BARE_CELL.fullmatch(p)
+                                                            for p in cell.split()):
+            return False
+    return unit
+
+
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
@@ -222,9 +238,10 @@ class TableShapes:
         if header is None and sum(v is not None for v in values) >= least and self.line_before is not None:
             header = original = self._header_above(len(cells))
             indented = self._spaced_indented
-        if header is None and not pair and values[0] is None and all(v is not None and v["unit"] for v in values[1:]):
+        if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
-                self._add(_label(cells[0]), value["num"], value["unit"], line, routed)
+                if value is not None and value["unit"]:  # ("coding  100.0  12/12  53040ms  ✅": a score and a
+                    self._add(_label(cells[0]), value["num"], value["unit"], line, routed)  # count, no unit, unsaid)
             return True
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
