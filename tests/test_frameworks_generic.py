@@ -1096,9 +1096,11 @@ def test_round_27_a_one_column_csv_and_a_pandas_frame_of_one_column():
     # a number alone under a line that names no kind (a counter, a year) is no figure; nor is one under prose
     (rep,) = frameworks.parse_lines(["Counting", "12", "13", "see the table below", "2024"])
     assert rep["figures"] == []
-    # the column stops at LIST_ITEMS cells
+    # a column's cells are a table's, bound as any figures are (not at LIST_ITEMS, a list's on one line)
     (rep,) = frameworks.parse_lines(["latency_ms"] + [str(i) for i in range(1, 200)])
-    assert len(rep["figures"]) == generic.LIST_ITEMS and rep["figures"][0]["unit"] == "ms"
+    assert len(rep["figures"]) == 199 and rep["figures"][-1]["label"] == "latency ms [199]"
+    (rep,) = frameworks.parse_lines(["latency_ms"] + [str(i) for i in range(1, 2000)])
+    assert len(rep["figures"]) == generic.MAX_VALUES and rep["figures"][0]["unit"] == "ms"
     # tech-grandpa/llmperf results: pandas prints a frame of one column with its index's name on a line alone
     frame = ["Average TTFT by GPU and Data Type:", "data_type       FP8", "gpu_info           ",
              "RTX A5000  0.056271", "RTX 3090   0.062853"]

@@ -235,14 +235,15 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
 
     def _column_cell(self, s: str, line: str, routed: bool) -> None:
         """A number alone on its line, as a cell of a one-column table when the line above names what it is ("tps"
-        then "1.73", "2.44", …: "tps [1]", "tps [2]", at most LIST_ITEMS) or is the cell above."""
+        then "1.73", "2.44", …: "tps [1]", "tps [2]", a table's cells, not a list's: past LIST_ITEMS) or is the cell
+        above."""
         above = self.line_before(1) if self.line_before is not None else None
         above = above.strip() if above else ""
         if self._column is None or _BARE_NUMBER.fullmatch(above) is None:
             m = _COLUMN_NAME.fullmatch(above)
             unit = m and (m["unit"] or _key_unit(above))
             self._column = [above, unit, 0] if m is not None and _unit_kind(unit, _words(above))[1] else None
-        if self._column is None or self._column[2] >= LIST_ITEMS:
+        if self._column is None:  # a table's cells, bound only as any figures are (MAX_VALUES, MAX_FIGURES)
             return
         self._column[2] += 1
         name, unit, i = self._column
