@@ -755,7 +755,13 @@ def test_pandas_describe_under_its_heading():
     (rep,) = frameworks.parse_lines(lines)
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
         ("First token latency count", 20, None), ("First token latency mean", 204.032341, "ms"),
-        ("First token latency 25%", 158.030014, "ms"), ("Next token latency max", 8.713751, "ms")]
+        ("First token latency p25", 158.030014, "ms"), ("Next token latency max", 8.713751, "ms")]
+    # wrk's latency distribution: a percentile with its unit glued on (held-out round 33)
+    (rep,) = frameworks.parse_lines(["  Thread Stats   Avg      Stdev     Max   +/- Stdev",
+                                     "    Req/Sec    75.85      8.86   101.00     76.56%", "  Latency Distribution",
+                                     "     50%   12.66ms", "     99%   25.43ms"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]][-2:] == [
+        ("Latency Distribution p50", 12.66, "ms"), ("Latency Distribution p99", 25.43, "ms")]
 
 
 def test_a_label_that_opens_with_a_models_size_or_an_ordinal():
@@ -1313,3 +1319,24 @@ def test_a_headerless_row_of_a_name_then_values_some_with_units_and_marks():
                "gpt2_model_load: model size  =   239.08 MB")[0]
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("coding", 53040.0, "ms"), ("agent", 0.0, "ms"), ("model size", 239.08, "MB")]  # "=" is no mark
+
+
+def test_round_33_a_grid_table_a_wide_csv_and_a_key_value_table_without_names():
+    # Huzifa1/vllm-profiling: tabulate's grid, a rule between every two rows, columns named by a run's file
+    run = read("+------+------+------+", "| Metric | out_cuda-graph-sizes_1.txt | out_cuda-graph-sizes_8.txt |",
+               "+======+======+======+", "| load_weights | 14.41 | 14.2 |", "+------+------+------+",
+               "| tokenizer_init | 0.13 | 0.13 |")[0]
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("load weights out cuda-graph-sizes 1.txt", 14.41), ("load weights out cuda-graph-sizes 8.txt", 14.2),
+        ("tokenizer init out cuda-graph-sizes 1.txt", 0.13), ("tokenizer init out cuda-graph-sizes 8.txt", 0.13)]
+    # MarloweAI/FastAFD: a CSV whose rows hold names, flags and a path beside their numbers; "_tok_s" is a rate
+    run = read("System,split,concurrency,total_token_throughput,median_interactivity_output_tok_s,frontier,source",
+               "vLLM published,TP1,4,59162.126544,217.623860,false,results/vllm-20260815T034334Z.csv")[0]
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("total token throughput", 59162.126544, None),
+            ("median interactivity output tok s", 217.62386, "tokens/s")} <= got
+    # a DGX Spark README's "| | |" table: the rows name their cells' figures (no header name to take a unit from)
+    (rep,) = frameworks.parse_lines(["| | |", "|---|---|", "| Paged to swap | 47.7 GiB (the PLE table); 55 GiB of swap in use |",
+                                     "| Context | 524288 (YaRN factor 2 over the native 262144) |"])
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert ("Paged to swap", 47.7, "GiB") in got and ("Context", 524288.0, None) in got

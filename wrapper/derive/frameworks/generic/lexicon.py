@@ -73,6 +73,11 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 MAGNITUDES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
+# A tokenizer, not tokens: "tokenizer_init", "tokenize" count nothing (a label may name both: "tokenized tokens").
+_TOKENIZER = LazyPattern(r"tokeni[sz]")
+_TOKENS = LazyPattern(r"\btokens?\b")
+
+
 # What a label names when a number with a bare magnitude ("176M") is a size: memory, not a model's or CPU's name.
 _MEMORY = LazyPattern(r"\b(?:mem(?:ory)?|ram|vram|rss|res|virt|swap|heap|cache|disk|hbm|dram|buffers?|footprint)\b"
                       r"|working set", re.I)
@@ -184,7 +189,7 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
-                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
+                           r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 
@@ -247,7 +252,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
             return None, "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
         if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
             return None, "rate"  # ("Output token throughput (per sec): 26.37" too: no count of tokens)
-        if "token" in low or "request" in low or low.rsplit(" ", 1)[-1] in ("tok", "toks"):  # "toks= 954"
+        if ("token" in low and (_TOKENIZER.search(low) is None or _TOKENS.search(low) is not None) or "request" in low
+                or low.rsplit(" ", 1)[-1] in ("tok", "toks")):  # "toks= 954"; "tokenizer_init 0.13" is a time
             return None, "count"
         if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
             return None, "count"
@@ -455,6 +461,8 @@ def _key_unit(key: str) -> Optional[str]:
     low = _CAMEL.sub("_", key).lower() if not key.islower() else key  # "ttftMs", "memoryUsedGB", "promptTPS"
     if "/" in low and (per := _PER_ITEM.search(low)) is not None:  # "Average milliseconds/request: 18217.93"
         return _TIME_UNITS[per[1]]
+    if low.endswith(("_tok_s", "_toks_s", "_tokens_s", " tok s")):  # "median_interactivity_output_tok_s": a rate
+        return "tokens/s"
     if low.endswith(("_per_s", " per s", "per_sec", "/sec", "/s", "/second")) and not low.endswith(("s/s",)):
         if "token" in low or "tok" in low:
             return "tokens/s"

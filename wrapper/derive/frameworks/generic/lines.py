@@ -343,9 +343,9 @@ class LineShapes:
 
     def _described(self, heading: tuple, stat: re.Match, line: str, routed: bool) -> None:
         """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03")."""
-        unit = None if stat["stat"] == "count" else heading[1]
-        self._add(f"{heading[0]} {stat['stat']}", stat["num"], unit, line, routed, bare=True,
-                  noise_label=f"{heading[0]} avg")
+        unit = None if stat["stat"] == "count" else stat["unit"] or heading[1]
+        name = f"p{stat['stat'][:-1]}" if stat["stat"].endswith("%") else stat["stat"]  # "50%": the median, p50
+        self._add(f"{heading[0]} {name}", stat["num"], unit, line, routed, bare=True, noise_label=f"{heading[0]} avg")
         self._heading = heading
 
     def _bar(self, s: str, line: str, routed: bool) -> Optional[str]:

@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import LineShapes, _normalized
-from .tables import TableShapes
+from .tables import _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
 
 
@@ -59,7 +59,9 @@ _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a l
 _HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
 
 
-_DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}%)\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+# pandas' describe() rows ("mean  204.03"), wrk's latency distribution ("50%   12.66ms", a unit glued on)
+_DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}(?:\.\d+)?%)\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+                        r"(?P<unit>[mun\u00b5]?s)?")
 
 
 _BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
@@ -225,6 +227,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""
         if stripped.startswith("|") or stripped.count("|") >= 2 and (self._header is not None or self._ruled_above(stripped)):
             self._table(stripped, text, routed)
+            return True
+        if stripped[0] == "+" and self._header is not None and set(stripped) <= _RULE_CHARS:
+            self._ruled = True  # tabulate's grid: "+-----+-----+" between rows, "+=====+" under the header
             return True
         if "|" in stripped and ":" in stripped and _LABELLED_ROW.fullmatch(stripped) is not None:
             label, values = stripped.split("|", 1)  # "Total Latency (ms):   | 262159.4 | 260907.7": a row of its own

@@ -351,7 +351,8 @@ class TableShapes:
         valued = [_CSV_NUMBER.fullmatch(c.strip()) or _csv_with_unit(c.strip()) for c in cells]
         numeric = [v is not None for v in valued]
         if header is not None and (all(numeric) and len(cells) == len(header) or (
-                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells))
+                len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells)
+                or len(cells) == len(header) >= MIN_CSV_COLUMNS + 2 and sum(numeric) >= 2)  # names, flags, a path
                 or by_row and len(cells) == len(header) and not numeric[0] and all(numeric[1:])):
             # a row of numbers, or of numbers beside names and times (koboldcpp's benchmark CSV: Timestamp, Model, …);
             # the trailing columns may be missing; under a "Metric" column, each row's name labels its cells
@@ -414,7 +415,7 @@ class TableShapes:
         cells = [c.strip() for c in s.strip("|").split("|")]
         if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
-        if all(set(c) <= _RULE_CHARS for c in cells):
+        if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header
         if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
@@ -484,8 +485,10 @@ class TableShapes:
         if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
             self._header, self._ruled = cells, False
             return
-        for name, cell in zip(self._header, cells):
+        for column, (name, cell) in enumerate(zip(self._header, cells)):
             if _FIGURE_IN_TEXT.search(cell) is not None:
+                if not name and column:  # "| | |" over "| Checkpoint | `…-NVFP4`, 123.6 GiB |": the row names it
+                    name = f"{cells[0]}:"
                 self._pairs(f"{name} {cell}", line, routed)
 
     def _cell(self, name: str, value: re.Match, extra: tuple, unit: Optional[str], noise: Optional[str], line: str,
