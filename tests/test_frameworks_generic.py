@@ -1340,3 +1340,22 @@ def test_round_33_a_grid_table_a_wide_csv_and_a_key_value_table_without_names():
                                      "| Context | 524288 (YaRN factor 2 over the native 262144) |"])
     got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
     assert ("Paged to swap", 47.7, "GiB") in got and ("Context", 524288.0, None) in got
+
+
+def test_round_34_fio_statistics_and_percentiles_and_an_arrow_between_two_kinds(tmp_path):
+    # ServerlessLLM's disk read benchmark (held-out round 34): fio's report
+    lines = ["  read: IOPS=3758, BW=3759MiB/s (3941MB/s)(52.0GiB/14166msec)",
+             "    slat (usec): min=29, max=765, avg=107.25, stdev=25.59",
+             "    clat percentiles (usec):",
+             "     |  1.00th=[13042],  5.00th=[14353], 10.00th=[14746], 20.00th=[15139],",
+             "     | 99.00th=[19006], 99.50th=[19268], 99.90th=[22414], 99.95th=[26608],",
+             "   bw (  MiB/s): min= 3714, max= 3788, per=100.00%, avg=3759.45, stdev= 3.85, samples=112"]
+    (rep,) = frameworks.parse_lines(lines)
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("slat min", 29, "us"), ("slat stdev", 25.59, "us"), ("clat percentiles p1", 13042, "us"),
+            ("clat percentiles p99.95", 26608, "us"), ("bw avg", 3759.45, "MiB/s")} <= got
+    assert not [f for f in rep["figures"] if f["label"] == "bw samples"]  # a count of samples, not a bandwidth
+    # "1046 tokens  ->  10.17 t/s": a count, then the rate it gives; no change from one value to another
+    run = read("eval time   = 102876 ms / 1046 tokens  ->  10.17 t/s   (expected 44 t/s)")[0]
+    assert not [f for f, _ in run.figures if f.label.endswith(" from")]
+    assert 10.17 in [f.value for f, _ in run.figures]

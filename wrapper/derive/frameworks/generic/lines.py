@@ -83,7 +83,8 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 
 
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
-_JOINED = LazyPattern(r"[\s,(=/@]*")  # "63.27ms @ 15.81 tok/s/user": the rate of the same figure
+# "63.27ms @ 15.81 tok/s/user", "1046 tokens  ->  10.17 t/s": the rate of the same figure
+_JOINED = LazyPattern(r"(?:[\s,(=/@]|->|\u2192)*")
 
 
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
@@ -104,6 +105,11 @@ _GROUP = LazyPattern(r"(?P<head>[A-Za-z][\w -]*?)\s*\((?P<unit>[^()]{1,12})\)\s*
 
 
 _GROUP_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>" + _NUM + r")(?=[\s,;.]|$)")
+# fio's "slat (usec): min=29, max=765, avg=107.25, stdev=25.59": statistics as key=value pairs after the group's unit
+_GROUP_STAT = LazyPattern(r"(?<![\w])(?P<label>min|max|avg|mean|median|stdev|std|dev)\s*=\s*(?P<num>" + _NUM + r")(?=[\s,;]|$)")
+# fio's percentiles under their heading ("clat percentiles (usec):" then " |  1.00th=[13042],  5.00th=[14353], …")
+_PERCENTILE_ITEM = LazyPattern(r"(?P<p>\d{1,2}(?:\.\d+)?)th=\[\s*(?P<num>" + _NUM + r")\]")
+_PERCENTILE_HEADING = LazyPattern(r"\s*(?P<head>[A-Za-z][\w ]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:\s*")
 
 
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
@@ -432,11 +438,11 @@ class LineShapes:
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
             end = len(s) if after is None else after.start()
-            items = list(_GROUP_ITEM.finditer(s, m.end(), end))
+            items = list(_GROUP_ITEM.finditer(s, m.end(), end)) or list(_GROUP_STAT.finditer(s, m.end(), end))
             if items:  # "Time(s): tokenize 0.54, prefill 126.99": a group; "Mean TTFT (ms): 123.2" is one figure
                 head = _label(m["head"])
                 for item in items:
-                    self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"], line, routed)
+                    self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"].strip(), line, routed)
                 taken.append((m.start(), end))
         if "->" in s or "\u2192" in s or "=>" in s:
             self._arrows(s, line, routed, taken)
@@ -481,10 +487,29 @@ class LineShapes:
             taken.append(m.span())
         return self._values(s, line, routed, taken, heading)
 
+    def _percentiles(self, s: str, line: str, routed: bool) -> bool:
+        """fio's percentiles, a few a line under their heading ("clat percentiles (usec):"): "clat percentiles p50"
+        in the heading's unit; whether the line was one of them."""
+        items = list(_PERCENTILE_ITEM.finditer(s))
+        heading = None
+        for back in range(1, 8):  # the heading stands above the lines of percentiles before this one
+            above = self.line_before(back) if self.line_before is not None else None
+            if above is None or not above.strip().startswith("|"):
+                heading = _PERCENTILE_HEADING.fullmatch(above) if above else None
+                break
+        if not items or heading is None:
+            return False
+        head = _label(heading["head"])
+        for item in items:
+            self._add(f"{head} p{item['p'].rstrip('0').rstrip('.')}", item["num"], heading["unit"].strip(), line, routed)
+        return True
+
     def _arrows(self, s: str, line: str, routed: bool, taken: list) -> None:
         """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s"): the value it came to, labelled
         by the words before the first ("Decode speed"), and the one it came from ("Decode speed from")."""
         for m in _ARROW.finditer(s):
+            if m["aunit"] and m["bunit"] and _unit_kind(m["aunit"], "")[1] != _unit_kind(m["bunit"], "")[1]:
+                continue  # "1046 tokens  ->  10.17 t/s": a count, then the rate it gives, no change of one value
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is None:
                 continue

@@ -225,6 +225,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
 
     def _piped(self, stripped: str, text: str, routed: bool) -> bool:
         """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""
+        if stripped.startswith("|") and "th=[" in stripped and self._percentiles(stripped, text, routed):
+            return True  # fio's " |  1.00th=[13042],  5.00th=[14353], …": no table
         if stripped.startswith("|") or stripped.count("|") >= 2 and (self._header is not None or self._ruled_above(stripped)):
             self._table(stripped, text, routed)
             return True
