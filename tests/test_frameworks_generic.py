@@ -1359,3 +1359,13 @@ def test_round_34_fio_statistics_and_percentiles_and_an_arrow_between_two_kinds(
     run = read("eval time   = 102876 ms / 1046 tokens  ->  10.17 t/s   (expected 44 t/s)")[0]
     assert not [f for f, _ in run.figures if f.label.endswith(" from")]
     assert 10.17 in [f.value for f, _ in run.figures]
+
+
+def test_a_range_of_two_values_and_one_unit_gives_both_ends_and_fills_no_core_key():
+    # a DGX Spark README (held-out round 33): "TTFT | 280–390 ms warm"; infinity's "between 0.74-54.98 embeddings/sec"
+    (rep,) = frameworks.parse_lines(["TTFT: 280\u2013390 ms warm on short prompts", "Decode: ~15-17 tokens/sec"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("TTFT", 390.0, "ms"), ("TTFT low", 280.0, "ms"), ("Decode", 17.0, "tokens/s"), ("Decode low", 15.0, "tokens/s")]
+    assert rep["ttft_ms"] is None and rep["eval_tps"] is None  # a span is no one measurement
+    # a date, a fall, a subtraction's operands without a unit are no range
+    assert not read("released 2024-05 took", "x: 3-2 s", "layers 10-20")[0].figures

@@ -93,6 +93,11 @@ _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNI
 _NUMBER_WORD = LazyPattern(_NUM)
 
 
+# A range of two values and one unit ("280–390 ms", "~15-17 tokens/sec"): its high end, and "… low"
+_RANGE = LazyPattern(r"(?<![\w.\-])~?(?P<a>\d+(?:\.\d+)?)\s*(?:\u2013|\u2014|-(?!>))\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<unit>" + _UNIT
+                     + r")")
+
+
 _ARROW = LazyPattern(r"(?<![\w.])(?P<a>" + _NUM + r")\s*(?P<aunit>" + _UNIT + r")?" + _ARROW_SIGN + r"(?P<b>" + _NUM
                      + r")\s*(?P<bunit>" + _UNIT + r")?(?![\w.])")
 
@@ -446,6 +451,8 @@ class LineShapes:
                 taken.append((m.start(), end))
         if "->" in s or "\u2192" in s or "=>" in s:
             self._arrows(s, line, routed, taken)
+        if "-" in s or "\u2013" in s or "\u2014" in s:
+            self._ranges(s, line, routed, taken)
         if "/" in s:
             self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
@@ -503,6 +510,20 @@ class LineShapes:
         for item in items:
             self._add(f"{head} p{item['p'].rstrip('0').rstrip('.')}", item["num"], heading["unit"].strip(), line, routed)
         return True
+
+    def _ranges(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A range after its label ("TTFT: 280–390 ms", "Decode: ~15-17 tokens/sec"): the high end labelled by the
+        words before it, the low end "… low" (as a table's cell gives them); a date or a span that falls is none."""
+        for m in _RANGE.finditer(s):
+            if any(a <= m.start() < b for a, b in taken) or float(m["a"]) >= float(m["b"]):
+                continue
+            found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if found is None or found[0] == "bracket":
+                continue
+            label = _label(found[1])
+            if self._add(label, m["b"], m["unit"], line, routed, core=False):  # a span, no one measurement
+                self._add(f"{label} low", m["a"], m["unit"], line, routed, core=False)
+                taken.append(m.span())
 
     def _arrows(self, s: str, line: str, routed: bool, taken: list) -> None:
         """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s"): the value it came to, labelled

@@ -258,9 +258,10 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
-             noise_label: Optional[str] = None, bare: bool = False) -> bool:
+             noise_label: Optional[str] = None, bare: bool = False, core: bool = True) -> bool:
         """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
-        the part of the label that says whether it is noise (a row's name, when its column is a statistic)."""
+        the part of the label that says whether it is noise (a row's name, when its column is a statistic);
+        ``core``: False for a figure that is no one measurement (an end of a range), which fills no core key."""
         if not label or label in _NO_LABEL:
             return False
         words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
@@ -291,7 +292,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         if self._held is not None:  # a family's line: kept or not once the family has read it (``settle``)
             self._held.append((label, value, unit, kind, line, words, num_text, routed))
             return True
-        self._keep(label, value, unit, kind, line, words, routed, routed)
+        self._keep(label, value, unit, kind, line, words, routed, routed if core else None)
         return True
 
     def _keep(self, label: str, value: float, unit: Optional[str], kind: str, line: str, words: str,
