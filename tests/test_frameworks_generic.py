@@ -202,8 +202,9 @@ def test_a_claiming_familys_earlier_lines_keep_the_values_its_records_do_not_hol
 
 
 def test_duplicates_collapse_and_figures_are_bounded():
-    lines = [f"request latency: {i % 400} ms" for i in range(1000)] + ["request latency: 5 ms"] * 10
-    lines += [f"rows seen: {i % 400}" for i in range(1000)]  # kind "value": bounded apart
+    distinct = generic.MAX_FIGURES + 100
+    lines = [f"request latency: {i % distinct} ms" for i in range(3 * distinct)] + ["request latency: 5 ms"] * 10
+    lines += [f"rows seen: {i % distinct}" for i in range(3 * distinct)]  # kind "value": bounded apart
     reader = generic.FigureReader()
     for line in lines:
         reader.feed(line)
@@ -1106,7 +1107,7 @@ def test_round_27_a_one_column_csv_and_a_pandas_frame_of_one_column():
     (rep,) = frameworks.parse_lines(["latency_ms"] + [str(i) for i in range(1, 200)])
     assert len(rep["figures"]) == 199 and rep["figures"][-1]["label"] == "latency ms [199]"
     (rep,) = frameworks.parse_lines(["latency_ms"] + [str(i) for i in range(1, 2000)])
-    assert len(rep["figures"]) == generic.MAX_VALUES and rep["figures"][0]["unit"] == "ms"
+    assert len(rep["figures"]) == generic.MAX_FIGURES and rep["figures"][0]["unit"] == "ms"
     # tech-grandpa/llmperf results: pandas prints a frame of one column with its index's name on a line alone
     frame = ["Average TTFT by GPU and Data Type:", "data_type       FP8", "gpu_info           ",
              "RTX A5000  0.056271", "RTX 3090   0.062853"]

@@ -14,10 +14,12 @@ from .tables import _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
 
 
-MAX_FIGURES = 256
+# A log's figures kept (the first ones; figures_dropped counts the rest): a 200-row table of three measured columns
+# is 600 of them.
+MAX_FIGURES = 1024
 
 
-MAX_VALUES = 256  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
+MAX_VALUES = 1024  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
 
 
 MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
