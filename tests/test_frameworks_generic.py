@@ -1370,3 +1370,18 @@ def test_a_range_of_two_values_and_one_unit_gives_both_ends_and_fills_no_core_ke
     assert rep["ttft_ms"] is None and rep["eval_tps"] is None  # a span is no one measurement
     # a date, a fall, a subtraction's operands without a unit are no range
     assert not read("released 2024-05 took", "x: 3-2 s", "layers 10-20")[0].figures
+
+
+def test_round_35_tilde_values_locale_groups_footnotes_and_a_value_column():
+    # an MLX needle test's log (held-out round 35): "PREFILL ~66 tok/s | decode ~9.06 tok/s"
+    run = read("[needle] PREFILL ~66 tok/s | decode ~9.064424608890006 tok/s")[0]
+    assert [(f.label, f.value) for f, _ in run.figures] == [("PREFILL", 66.0), ("decode", 9.064424608890006)]
+    # acvram's README in French: thousands grouped with spaces, decimal commas, footnote marks after cells
+    run = read("| | acvram | vLLM 0.29 |", "|---|---|---|", "| d\u00e9codage 12 s\u00e9quences | 1 995,1 t/s \u00b2 | 2 027,0 t/s \u00b2 |",
+               "| prefill pp2048 | 22 707 | 21 054 |")[0]
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("d\u00e9codage 12 s\u00e9quences acvram", 1995.1, "tokens/s"), ("d\u00e9codage 12 s\u00e9quences vLLM 0.29", 2027.0, "tokens/s"),
+        ("prefill pp2048 acvram", 22707.0, None), ("prefill pp2048 vLLM 0.29", 21054.0, None)]
+    # "| Metric | Value |": the row names a figure in words
+    (rep,) = frameworks.parse_lines(["| Metric | Value |", "|---|---|", "| Peak RAM | ~15 GB (system exhausted) |"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [("Peak RAM", 15.0, "GB")]

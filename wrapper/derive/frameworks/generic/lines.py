@@ -58,7 +58,7 @@ _BEFORE = (
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
     ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
-    ("spaced", LazyPattern(r"\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    ("spaced", LazyPattern(r"~?\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),  # "PREFILL ~66 tok/s": about so many
 )
 
 

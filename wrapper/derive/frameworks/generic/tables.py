@@ -81,6 +81,17 @@ _SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 _CSV_NUMBER = LazyPattern(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|")
 
 
+# A number whose thousands a locale groups with spaces at a cell's start ("1 995,1 t/s", "22 707 jetons/s")
+_SPACE_GROUPED = LazyPattern(r"[-+~]?\d{1,3}(?: \d{3})+(?=[.,]\d|\s|$)")
+
+
+# Footnote marks after a cell's value ("1 995,1 t/s ²", "329,9 t/s ⁴", "12.5 ms †")
+_FOOTNOTE_CHARS = frozenset("\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u2020\u2021")
+_FOOTNOTES = LazyPattern(r"(?:\s*[\u00b9\u00b2\u00b3\u2070\u2074-\u2079\u2020\u2021])+$")
+
+
+# A column named only as holding the values of rows named by the first ("| Metric | Value |")
+_VALUE_HEADERS = frozenset(("value", "values", "result", "results", "measured", "observed"))
 _ROW_HEADERS = frozenset(("metric", "metrics", "name", "statistic", "stat", "measure", "measurement", "benchmark"))
 
 
@@ -124,6 +135,8 @@ def _cell_values(cells: list, ruled: bool = False) -> tuple:
     values, extras = [], []
     for cell in cells:
         cell = cell.rstrip(_MARKS).rstrip()  # "20.0 ⭐", "4.59 🏆": a mark beside the value
+        if " " in cell and (grouped := _SPACE_GROUPED.match(cell)) is not None:  # "1 995,1 t/s", "21 054": a
+            cell = grouped[0].replace(" ", "") + cell[grouped.end():]  # locale's groups; a cell is one number
         value, extra = _CELL_VALUE.fullmatch(cell), _PLAIN
         if value is None and (compound := _compound(cell)) is not None:
             value, extra = compound
@@ -413,6 +426,8 @@ class TableShapes:
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
         cells = [c.strip() for c in s.strip("|").split("|")]
+        if _FOOTNOTE_CHARS.intersection(s):  # "1 995,1 t/s ²", "312,3 t/s ³ ⁴": a cell's footnote marks, no figure
+            cells = [_FOOTNOTES.sub("", c) for c in cells]
         if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
@@ -487,8 +502,8 @@ class TableShapes:
             return
         for column, (name, cell) in enumerate(zip(self._header, cells)):
             if _FIGURE_IN_TEXT.search(cell) is not None:
-                if not name and column:  # "| | |" over "| Checkpoint | `…-NVFP4`, 123.6 GiB |": the row names it
-                    name = f"{cells[0]}:"
+                if column and (not name or name.lower() in _VALUE_HEADERS):  # "| | |" or "| Metric | Value |" over
+                    name = f"{cells[0]}:"  # "| Checkpoint | `…-NVFP4`, 123.6 GiB |": the row names its figure
                 self._pairs(f"{name} {cell}", line, routed)
 
     def _cell(self, name: str, value: re.Match, extra: tuple, unit: Optional[str], noise: Optional[str], line: str,
