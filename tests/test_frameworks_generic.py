@@ -1385,3 +1385,16 @@ def test_round_35_tilde_values_locale_groups_footnotes_and_a_value_column():
     # "| Metric | Value |": the row names a figure in words
     (rep,) = frameworks.parse_lines(["| Metric | Value |", "|---|---|", "| Peak RAM | ~15 GB (system exhausted) |"])
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [("Peak RAM", 15.0, "GB")]
+
+
+def test_a_prometheus_sample_fills_no_core_key_and_its_scrape_target_names_nothing():
+    # JetStream's /metrics (held-out round 16): a histogram's _sum of a time per token is in seconds, the pod's id
+    # is where it was scraped, not what; a server's counters are its life's, no one run's prompt or output tokens
+    (rep,) = frameworks.parse_lines([
+        'jetstream_time_per_output_token_sum{id="maxengine-server-58dc8c7895-2h8ks"} 3.2044022676919535',
+        'jetstream_time_per_output_token_count{id="maxengine-server-58dc8c7895-2h8ks"} 100.0',
+        'vllm:prompt_tokens_total{model_name="llama"} 22'])
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert ("jetstream time per output token sum", 3.2044022676919535, "s") in got
+    assert ("jetstream time per output token count", 100, None) in got
+    assert rep["eval_tokens"] is None and rep["prompt_tokens"] is None

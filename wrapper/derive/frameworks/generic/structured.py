@@ -5,7 +5,7 @@ import json
 import re
 
 from ....core.lazy_re import LazyPattern
-from .lexicon import LIST_ITEMS, _STAT_COLUMN, _bracket_unit, _key_unit, _label
+from .lexicon import LIST_ITEMS, _STAT_COLUMN, _UNITLESS_DURATION, _bracket_unit, _key_unit, _label
 
 
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
@@ -26,7 +26,9 @@ _JSON_CLOSE = frozenset(("}", "},", "]", "],", "}]", "}],"))
 MAX_JSON_DEPTH = 16
 
 
-_METRIC_LABEL = LazyPattern(r"\w+=\"(?P<value>[^\"]*)\"")
+# A sample's first label that says which series it is ("model_name", "quantile"), not where it was scraped ("id",
+# "pod", "instance", "job", "hostname": a machine's name, no part of what the figure is)
+_METRIC_LABEL = LazyPattern(r"(?<![\w])(?!(?:id|pod|instance|job|host|hostname|node|namespace|container)=)\w+=\"(?P<value>[^\"]*)\"")
 
 
 def _flat(obj: dict, prefix: str = "", depth: int = 0):
@@ -117,7 +119,10 @@ class StructuredShapes:
         label = f"{base} {first['value']}" if first is not None else base
         # a histogram's _sum is in the metric's unit ("…_seconds_sum"); its _count counts observations (no unit)
         unit = None if base.endswith("_count") else _key_unit(base[:-4] if base.endswith("_sum") else base)
-        self._add(_label(label), m["num"], unit, line, routed, bare=True)
+        if unit is None and base.endswith("_sum") and _UNITLESS_DURATION.search(base[:-4].replace("_", " ").lower()):
+            unit = "s"  # "…_time_per_output_token_sum": Prometheus' base unit of time is the second
+        # a counter or histogram over a server's life is no one run's figure: it fills no core key
+        self._add(_label(label), m["num"], unit, line, routed, bare=True, core=False)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
         try:
