@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import re
 from typing import Callable, Iterator, Optional
+from .generic import HEADER_LINES_BACK
 
 BLOCK_BYTES = 4 << 20
 HEAD_BYTES = 64 << 10
@@ -163,6 +164,7 @@ class BlockFeeder:
         self._carry = b""
         self._head_left = HEAD_BYTES
         self._chunk: Optional[tuple] = None  # (block, start, its lines) being fed: see line_before
+        self._tail: list = []  # the last lines of the block before, for line_before across a block's start
         parser.line_before = self.line_before
 
     def feed(self, data: bytes) -> None:
@@ -215,8 +217,20 @@ class BlockFeeder:
             start = cut
         if not self._use_prefilter:
             self._lines(block, start, end)
-            return
-        self._candidates(block, start, end)
+        else:
+            self._candidates(block, start, end)
+        self._keep_tail(block, end)
+
+    def _keep_tail(self, block, end: int) -> None:
+        """The block's last lines (as many as a table's header may stand above a row, HEADER_LINES_BACK),
+        so that ``line_before`` sees past the next block's start as feeding every line would."""
+        cut = end
+        for _ in range(HEADER_LINES_BACK + 1):
+            if cut <= 0:
+                break
+            cut = block.rfind(b"\n", 0, cut - 1) + 1
+        tail = bytes(block[cut:end]).decode("utf-8", "surrogateescape").splitlines()
+        self._tail = (self._tail + tail)[-HEADER_LINES_BACK:] if cut == 0 else tail[-HEADER_LINES_BACK:]
 
     def _current_search(self) -> tuple:
         """(search, periodic kinds folded, their keys as bytes, the general reader's gate or None) for the parser
@@ -325,8 +339,9 @@ class BlockFeeder:
             self._chunk = None
 
     def line_before(self, line: str, back: int = 1) -> Optional[str]:
-        """The line ``back`` lines before ``line`` (the one being fed) in the stream, fed or not; None past a
-        block's start. Asked only by the general reader, for the header of a table whose row it meets first."""
+        """The line ``back`` lines before ``line`` (the one being fed) in the stream, fed or not; past a block's
+        start, the block before's last lines (``_tail``); None past those. Asked only by the general reader, for
+        the header of a table whose row it meets first."""
         if self._chunk is None:
             return None
         block, start, lines = self._chunk
@@ -340,9 +355,10 @@ class BlockFeeder:
             return None
         end = start
         for _ in range(back):
-            if end <= 0:
-                return None
+            if end <= 0:  # past the block's start: the block before's last lines
+                return self._tail[-back] if back <= len(self._tail) else None
             cut = block.rfind(b"\n", 0, end - 1) + 1
             found, end = (cut, end), cut
+            back -= 1
         return bytes(block[found[0]:found[1]]).decode("utf-8", "surrogateescape").rstrip("\r\n")
 
