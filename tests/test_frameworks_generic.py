@@ -1398,3 +1398,18 @@ def test_a_prometheus_sample_fills_no_core_key_and_its_scrape_target_names_nothi
     assert ("jetstream time per output token sum", 3.2044022676919535, "s") in got
     assert ("jetstream time per output token count", 100, None) in got
     assert rep["eval_tokens"] is None and rep["prompt_tokens"] is None
+
+
+def test_round_36_a_quoted_csv_header_and_a_cells_ratio_in_brackets(tmp_path):
+    # newrllama4's parallel-limits CSV (held-out round 36): every name quoted, the header too
+    lines = ['"config_name","n_seq_max","n_ctx","request_count","success","result_count","processing_time"',
+             '"small",8,512,1,TRUE,1,3.48196196556091']
+    (rep,) = frameworks.parse_lines(lines)
+    assert ("processing time", 3.48196196556091) in [(f["label"], f["value"]) for f in rep["figures"]]
+    assert _through_blocks(lines) == [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    # candle's LFM2 encoder table: "~87 ms (1.25×)" is a time and its ratio to the solo one; "embeds/s" a rate
+    run = read("| dtype | solo | concurrent | throughput |", "|---|---|---|---|",
+               "| f32 | ~70 ms | ~87 ms (1.25\u00d7) | 23 embeds/s |")[0]
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("f32 solo", 70.0, "ms"), ("f32 concurrent", 87.0, "ms"), ("f32 concurrent ratio", 1.25, "x"),
+        ("f32 throughput", 23.0, "embeds/s")]

@@ -88,7 +88,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
 
 
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
@@ -125,7 +125,7 @@ _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
 # a cell's value, maybe approximate ("~157 tokens/秒"), maybe its spread ("1287.54 ± 66.23"), its share in brackets ("100 (100.0%)") or its change against
 # another column, signed ("74.22 (-9.3%)", "50.1% (-5.2pp)": percentage points)
 _CELL_VALUE = LazyPattern(r"[~\u2248]?\s*(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?(?:" + _PLUS_MINUS + r"(?P<spread>" + _NUM
-                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*(?P<shunit>%|pp)\))?")  # "1900.72 ± 33.74 t/s"
+                          + r")\s*(?P<sunit>" + _UNIT + r")?|\s*\((?P<share>" + _NUM + r")\s*(?P<shunit>%|pp|x|\u00d7)\))?")  # "1900.72 ± 33.74 t/s", "87 ms (1.25×)"
 
 
 _PER_MINUTE = LazyPattern(r"(?:^|[ _])(tokens?|requests?|req)/min$")

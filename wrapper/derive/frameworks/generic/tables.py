@@ -517,6 +517,8 @@ class TableShapes:
             return
         if value["spread"]:
             self._add(label + " \u00b1", value["spread"], unit, line, routed, noise_label=noise, bare=True)
+        elif value["share"] and value["shunit"] in ("x", "\u00d7"):  # "~87 ms (1.25×)": its ratio to another
+            self._add(label + " ratio", value["share"], "x", line, routed, noise_label=noise)
         elif value["share"]:
             change = value["share"][0] in "+-" or value["shunit"] == "pp"
             self._add(label + (" change" if change else ""), value["share"], value["shunit"], line, routed,
