@@ -1382,6 +1382,10 @@ def test_round_35_tilde_values_locale_groups_footnotes_and_a_value_column():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("d\u00e9codage 12 s\u00e9quences acvram", 1995.1, "tokens/s"), ("d\u00e9codage 12 s\u00e9quences vLLM 0.29", 2027.0, "tokens/s"),
         ("prefill pp2048 acvram", 22707.0, None), ("prefill pp2048 vLLM 0.29", 21054.0, None)]
+    # an asterisk after a number is its footnote (Ornith's table, held-out round 37); "**ollama**" is bold
+    run = read("| Backend | Direct | Via LiteLLM |", "|---|---:|---:|", "| **ollama** (Q4_K_M) | 44.08* | 70.15 |")[0]
+    assert [(f.label, f.value) for f, _ in run.figures] == [("ollama (Q4 K M) Direct", 44.08),
+                                                           ("ollama (Q4 K M) Via LiteLLM", 70.15)]
     # "| Metric | Value |": the row names a figure in words
     (rep,) = frameworks.parse_lines(["| Metric | Value |", "|---|---|", "| Peak RAM | ~15 GB (system exhausted) |"])
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [("Peak RAM", 15.0, "GB")]

@@ -86,8 +86,8 @@ _SPACE_GROUPED = LazyPattern(r"[-+~]?\d{1,3}(?: \d{3})+(?=[.,]\d|\s|$)")
 
 
 # Footnote marks after a cell's value ("1 995,1 t/s ²", "329,9 t/s ⁴", "12.5 ms †")
-_FOOTNOTE_CHARS = frozenset("\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u2020\u2021")
-_FOOTNOTES = LazyPattern(r"(?:\s*[\u00b9\u00b2\u00b3\u2070\u2074-\u2079\u2020\u2021])+$")
+_FOOTNOTE_CHARS = frozenset("\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u2020\u2021*")
+_FOOTNOTES = LazyPattern(r"(?:\s*[\u00b9\u00b2\u00b3\u2070\u2074-\u2079\u2020\u2021]|(?<=[\d%s])\*{1,3})+$")
 
 
 # A column named only as holding the values of rows named by the first ("| Metric | Value |")
@@ -426,8 +426,8 @@ class TableShapes:
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
         cells = [c.strip() for c in s.strip("|").split("|")]
-        if _FOOTNOTE_CHARS.intersection(s):  # "1 995,1 t/s ²", "312,3 t/s ³ ⁴": a cell's footnote marks, no figure
-            cells = [_FOOTNOTES.sub("", c) for c in cells]
+        if _FOOTNOTE_CHARS.intersection(s):  # "1 995,1 t/s ²", "312,3 t/s ³ ⁴", "44.08*": a cell's footnote marks
+            cells = [_FOOTNOTES.sub("", c) if c[:1] != "*" else c for c in cells]
         if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
