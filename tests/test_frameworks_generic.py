@@ -810,7 +810,7 @@ def test_a_rows_values_under_named_columns_are_not_its_setups_noise():
     (run,) = read("| image | build | pp512 | pp8192 |", "|---|---|---:|---:|",
                   "| `vulkan-radv` | 10471 | 246.24 | 228.33 |")
     assert [(f.label, f.value) for f, _ in run.figures] == [
-        ("`vulkan-radv` pp512", 246.24), ("`vulkan-radv` pp8192", 228.33)]
+        ("vulkan-radv pp512", 246.24), ("vulkan-radv pp8192", 228.33)]  # the code span's backticks are no text
 
 
 def test_rates_per_minute_and_a_bar_of_no_known_total():
@@ -1417,3 +1417,14 @@ def test_round_36_a_quoted_csv_header_and_a_cells_ratio_in_brackets(tmp_path):
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("f32 solo", 70.0, "ms"), ("f32 concurrent", 87.0, "ms"), ("f32 concurrent ratio", 1.25, "x"),
         ("f32 throughput", 23.0, "embeds/s")]
+
+
+def test_round_38_code_spans_in_cells_and_a_build_that_took_a_time():
+    # an OCI GenAI README table (held-out round 38): every cell in backticks
+    run = read("| Region | Family | Success | Avg Latency |", "| --- | --- | --- | --- |",
+               "| `ap-osaka-1` | `gemini` | `6/9` | `3.121s` |")[0]
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert ("ap-osaka-1 Avg Latency", 3.121, "s") in got and ("ap-osaka-1 Success", 6.0, None) in got
+    # a RAG pipeline's stage log: an index build's time is a figure, a program's build number is not
+    got = [(f.label, f.value) for f, _ in read("[index_build] Index build complete in 13.0 ms", "build: 4662 (7ee953a64)")[0].figures]
+    assert got == [("Index build complete", 13.0)]

@@ -135,7 +135,7 @@ LIST_ITEMS = 64
 
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|decoded\b|gen\b|prompt_tokens\b)|"
+                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|decoded\b|gen\b|prompt_tokens\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)

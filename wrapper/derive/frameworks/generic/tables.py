@@ -215,6 +215,17 @@ def _csv_with_unit(cell: str) -> Optional[re.Match]:
 _BARE_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
 
 
+def _row_cells(s: str) -> list:
+    """A barred row's cells, stripped of what is no part of their text: code spans ("| `ap-osaka-1` | `1.171s` |")
+    and footnote marks after a value ("1 995,1 t/s ²", "312,3 t/s ³ ⁴", "44.08*"; "**ollama**" is bold)."""
+    cells = [c.strip() for c in s.strip("|").split("|")]
+    if "`" in s:
+        cells = [c[1:-1].strip() if len(c) > 1 and c[0] == "`" == c[-1] else c for c in cells]
+    if _FOOTNOTE_CHARS.intersection(s):
+        cells = [_FOOTNOTES.sub("", c) if c[:1] != "*" else c for c in cells]
+    return cells
+
+
 def _named_row(cells: list, values: list) -> bool:
     """A headerless fixed-width row of a name, then values, at least one with its unit, and maybe counts of how many
     (``7/8``) and a mark that is no word (``✅``): each value with a unit is a figure of the name."""
@@ -425,9 +436,7 @@ class TableShapes:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
-        cells = [c.strip() for c in s.strip("|").split("|")]
-        if _FOOTNOTE_CHARS.intersection(s):  # "1 995,1 t/s ²", "312,3 t/s ³ ⁴", "44.08*": a cell's footnote marks
-            cells = [_FOOTNOTES.sub("", c) if c[:1] != "*" else c for c in cells]
+        cells = _row_cells(s)
         if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
