@@ -1428,3 +1428,7 @@ def test_round_38_code_spans_in_cells_and_a_build_that_took_a_time():
     # a RAG pipeline's stage log: an index build's time is a figure, a program's build number is not
     got = [(f.label, f.value) for f, _ in read("[index_build] Index build complete in 13.0 ms", "build: 4662 (7ee953a64)")[0].figures]
     assert got == [("Index build complete", 13.0)]
+    # a column naming two things over a cell of two numbers (a Bedrock vs OpenAI table): each its own figure
+    run = read("| Effort | OK / Failed | Accuracy |", "| --- | ---: | ---: |", "| Medium | 1319 / 2 | 97.57% |")[0]
+    got = [(f.label, f.value) for f, _ in run.figures]
+    assert ("Medium OK", 1319.0) in got and ("Medium Failed", 2.0) in got

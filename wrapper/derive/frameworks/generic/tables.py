@@ -215,6 +215,11 @@ def _csv_with_unit(cell: str) -> Optional[re.Match]:
 _BARE_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
 
 
+# A column naming two things and a cell of two numbers under it ("OK / Failed" over "1319 / 0")
+_TWO_NAMES = LazyPattern(r"([A-Za-z][\w .-]*?)\s+/\s+([A-Za-z][\w .-]*)")
+_TWO_NUMBERS = LazyPattern(r"(\d+(?:\.\d+)?)\s+/\s+(\d+(?:\.\d+)?)")
+
+
 def _row_cells(s: str) -> list:
     """A barred row's cells, stripped of what is no part of their text: code spans ("| `ap-osaka-1` | `1.171s` |")
     and footnote marks after a value ("1 995,1 t/s ²", "312,3 t/s ³ ⁴", "44.08*"; "**ollama**" is bold)."""
@@ -457,6 +462,8 @@ class TableShapes:
         # "| metric | value | unit |": a column of units names the unit of the row's values
         row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
         self._row_fractions(header, fractions, row, line, routed)
+        if " / " in s and row is not None:
+            self._named_pairs(header, cells, values, row, line, routed)
         shifted = row is None and any(v is not None and v["unit"] and _contradicted(n, v["unit"])
                                       for n, v in zip(header, values))
         for column, (name, value) in enumerate(zip(header, values)):
@@ -502,6 +509,13 @@ class TableShapes:
                           noise_label=name, bare=True)
                 if fraction[3] is not None:
                     self._add(_label(f"{row} {name} share"), fraction[3], "%", line, routed, noise_label=name)
+
+    def _named_pairs(self, header: list, cells: list, values: list, row: str, line: str, routed: bool) -> None:
+        """A cell of two numbers under a column naming two things ("1319 / 0" under "OK / Failed"): each its own."""
+        for name, cell, value in zip(header, cells, values):
+            if value is None and (names := _TWO_NAMES.fullmatch(name)) and (nums := _TWO_NUMBERS.fullmatch(cell)):
+                for label, num in ((names[1], nums[1]), (names[2], nums[2])):
+                    self._add(_label(f"{row} {label}"), num, None, line, routed, noise_label=label, bare=True)
 
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
