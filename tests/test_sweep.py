@@ -42,19 +42,21 @@ def test_too_few_runs_for_a_test_is_said_once():
 
 def test_live_sweep_summary_diagnose_compare_and_report_per_variant(tmp):
     log = str(tmp / "sweep.jsonl")
-    proc = run_phasewrap(["run", "-q", "-n", "3", "--jsonl", log, "--ready", "model loaded", "-L", "ttft=0.05,0.4",
+    # TTFTs far apart: with 3 runs a variant "moved" means the ranges don't overlap, and one run slowed by a busy
+    # machine must not make them overlap (with 0.05 and 0.4 s this line once failed in a fresh-clone CI run)
+    proc = run_phasewrap(["run", "-q", "-n", "3", "--jsonl", log, "--ready", "model loaded", "-L", "ttft=0.05,1.2",
                           "--", *STANDIN, "--load-s", "0.05", "--ttft-s", "{ttft}", "--tokens", "3"])
     assert proc.returncode == 0, proc.stderr.decode()
     err = proc.stderr.decode()
-    assert "sweep: ttft=0.05 → 0.4 moved ttft 0.0" in err
+    assert "sweep: ttft=0.05 → 1.2 moved ttft " in err
     assert err.count("too few for a significance test") == 1  # 3 runs a variant: said once, in the summary
     assert len(read_jsonl(log)) == 6
     findings = json.loads(run_phasewrap(["diagnose", "--format", "json", log]).stdout)
     assert findings[0]["rule"] == "sweep_effect" and findings[0]["variant"] is None
-    assert {f["variant"] for f in findings[1:] if f["rule"] != "not_checked"} == {"ttft=0.05", "ttft=0.4"}
-    out = run_phasewrap(["compare", log, "--base-tag", "ttft=0.05", "--cand-tag", "ttft=0.4"]).stdout.decode()
-    assert "change one thing at a time" not in out and "tag ttft: 0.05 → 0.4" in out
+    assert {f["variant"] for f in findings[1:] if f["rule"] != "not_checked"} == {"ttft=0.05", "ttft=1.2"}
+    out = run_phasewrap(["compare", log, "--base-tag", "ttft=0.05", "--cand-tag", "ttft=1.2"]).stdout.decode()
+    assert "change one thing at a time" not in out and "tag ttft: 0.05 → 1.2" in out
     report = tmp / "r.html"
     assert run_phasewrap(["report", log, "-o", str(report)]).returncode == 0
     html = report.read_text()
-    assert "sweep diagnosis (per variant)" in html and "<b>ttft=0.4</b>" in html
+    assert "sweep diagnosis (per variant)" in html and "<b>ttft=1.2</b>" in html
