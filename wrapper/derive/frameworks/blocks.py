@@ -354,11 +354,10 @@ class BlockFeeder:
         else:
             return None
         end = start
-        for _ in range(back):
+        for left in range(back, 0, -1):  # ``left`` lines still to go back, this one included
             if end <= 0:  # past the block's start: the block before's last lines
-                return self._tail[-back] if back <= len(self._tail) else None
+                return self._tail[-left] if left <= len(self._tail) else None
             cut = block.rfind(b"\n", 0, end - 1) + 1
             found, end = (cut, end), cut
-            back -= 1
         return bytes(block[found[0]:found[1]]).decode("utf-8", "surrogateescape").rstrip("\r\n")
 

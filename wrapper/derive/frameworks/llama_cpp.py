@@ -40,12 +40,6 @@ from .base import FamilyParser
 from .figures import Runs
 from .units import integer, number
 
-
-def _printed(text: str | None) -> float | None:
-    """A number llama.cpp's printf wrote: a comma is a locale's decimal comma, and nothing groups thousands, so a
-    dot is a decimal point whatever follows it ("284.746 ms" from a fork printing three decimals is not 284746)."""
-    return None if text is None else number(text.replace(",", "."))
-
 NAME = "llama.cpp"
 
 # Routing keys (see base.FamilyParser): every line a rule below reads contains one of these.
@@ -142,6 +136,12 @@ def _put(runs: Runs, key: str, value, check_repeat: bool) -> None:
         runs.put(key, value)
     else:
         runs.set(key, value)
+
+
+def _printed(text: str | None) -> float | None:
+    """A number llama.cpp's printf wrote: a comma is a locale's decimal comma, and nothing groups thousands, so a
+    dot is a decimal point whatever follows it ("284.746 ms" from a fork printing three decimals is not 284746)."""
+    return None if text is None else number(text.replace(",", "."))
 
 
 def timing_fields(name: str, rest: str) -> list[tuple[str, object]] | None:

@@ -259,7 +259,7 @@ class TableShapes:
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
         if len(cells) < MIN_SPACED_COLUMNS and not pair:  # a row with empty cells (line_profiler's "58  @profile")
-            self._spaced = original if original is not None and cells[0].isdigit() else None  # leaves it open
+            self._spaced = original if cells[0].isdigit() else None  # leaves the table open
             return False
         values, extras = _cell_values(cells)
         indented = self._spaced_indented
