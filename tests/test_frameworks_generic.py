@@ -466,7 +466,8 @@ def test_prometheus_samples_and_a_family_shown_another_familys_key():
     (run,) = read(*text.splitlines())
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("inference compute input duration us ensemble", 2283788, "us", "duration"),
-        ("request success qwen2.5", 4, None, "count")]
+        ("request success qwen2.5", 4, None, "count"),
+        ("nv inference request duration us le=100", 3, None, "count")]  # a bucket: the observations at or under 100 us
     claimed = frameworks.parse_lines(["[TensorRT-LLM] loaded\n", text.splitlines()[0] + "\n"])
     assert [f["value"] for f in claimed[0]["figures"]] == [2283788]
 

@@ -41,11 +41,12 @@ def _flat(obj: dict, prefix: str = "", depth: int = 0):
             yield from _flat(value, name + ".", depth + 1)
 
 
-# Prometheus' text format (a /metrics scrape pasted in a log): "name{labels} value [timestamp]"; buckets left out.
+# Prometheus' text format (a /metrics scrape pasted in a log): "name{labels} value [timestamp]"
 _METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>[^{}]*)\})?\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                       r"(?:\s+\d+)?")
 
 
+_BUCKET_BOUND = LazyPattern(r'(?<![\w])le="([^"]*)"')
 _METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sample without labels: its name says so
 
 
@@ -112,8 +113,11 @@ class StructuredShapes:
         """A Prometheus sample: labelled by the metric's name and its first label's value; its unit from the
         name's suffix (``_us``, ``_seconds``, ``_bytes``; ``_total`` and ``_count`` are counts)."""
         name, labels = m["name"], m["labels"]
-        if name.endswith("_bucket"):
-            return  # one sample per bucket: the _sum and _count say it in two
+        if name.endswith("_bucket"):  # a histogram's cumulative count of observations at or under its bound
+            le = _BUCKET_BOUND.search(labels or "")
+            label = f"{name[:-7]} le={le[1]}" if le is not None else name
+            self._add(_label(label), m["num"], None, line, routed, bare=True, core=False)
+            return
         base = name[:-6] if name.endswith("_total") else name
         first = _METRIC_LABEL.search(labels) if labels else None
         label = f"{base} {first['value']}" if first is not None else base
