@@ -80,24 +80,38 @@ def test_a_bare_magnitude_is_thousands_of_what_is_counted_or_a_size_of_memory_el
     assert not read("conc=8 exit=0", "mem_fraction=0.85 chunked_prefill=16384")[0].figures
 
 
-def test_a_progress_bars_rate_is_a_figure_of_its_description_a_few_times_per_bar():
+def test_a_progress_bars_rate_progress_and_count_are_figures_of_its_description_kept_apart():
     # vLLM's CUDA graph capture (tqdm), SGLang's own bar, mini-sglang's bench (held-out round 10)
     (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
                   "Loading weights:  25% Completed | 1/4 [00:00<00:01,  2.32it/s]",
                   "Decode token  100%|██████| 357310/357310 [ 2318.57it/s    02:34/00:00   ]")
     # a finished bar's elapsed time is a duration of its description; a bar still going: its time so far and
-    # tqdm's estimate of the time left
+    # tqdm's estimate of the time left; every bar its percentage done and its count done
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("Capturing CUDA graphs progress", 100, "%", "percent"),
+        ("Capturing CUDA graphs done", 67, "iterations", "count"),
         ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
+        ("Loading weights progress", 25, "%", "percent"), ("Loading weights done", 1, "iterations", "count"),
         ("Loading weights elapsed so far", 0, "s", "duration"), ("Loading weights remaining", 1, "s", "duration"),
-        ("Loading weights", 2.32, "it/s", "rate"), ("Decode token", 2318.57, "it/s", "rate")]
-    assert run.core == {}  # a bar's rate and times say how its items went, no core figure (not a load time)
-    # a bar redrawn again and again keeps its first BAR_VALUES rates and times, not one per redraw
-    redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:{p:02d}<00:09, {10 + p}.5it/s]" for p in range(1, 40)]
+        ("Loading weights", 2.32, "it/s", "rate"), ("Decode token progress", 100, "%", "percent"),
+        ("Decode token done", 357310, "iterations", "count"), ("Decode token", 2318.57, "it/s", "rate")]
+    assert run.core == {}  # a bar's rate, times and count say how its items went, no core figure (not a load time)
+    # huggingface_hub's download bar counts bytes in thousands (tqdm's unit_scale): its size so far
+    (run,) = read(".gitattributes: 100%|█████| 1.52k/1.52k [00:00<?, ?B/s]",
+                  "modeling_phi3.py: 100%|████| 73.8k/73.8k [00:00<00:00, 5.90MB/s]")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.kind == "size"] == [
+        ("gitattributes size", 1.52, "kB"), ("modeling phi3.py size", 73.8, "kB")]
+    # a bar redrawn again and again keeps each redraw's figures, up to BAR_VALUES per label ...
+    redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:{p:02d}<00:09, {10 + p}.5it/s]" for p in range(1, 99)]
     (run,) = read(*redraws)
-    assert [f.value for f, _ in run.figures if f.unit == "it/s"] == [11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5, 18.5]
-    assert [f.value for f, _ in run.figures if f.label.endswith("so far")] == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert generic.BAR_VALUES == 8
+    rates = [f.value for f, _ in run.figures if f.unit == "it/s"]
+    assert rates == [10 + p + 0.5 for p in range(1, generic.BAR_VALUES + 1)]
+    assert [f.value for f, _ in run.figures if f.label.endswith("done")] == list(range(1, generic.BAR_VALUES + 1))
+    # ... and MAX_BAR_FIGURES per log, apart from the others: a bar redrawn all run crowds out no later figure
+    many = [f"Reading part{b}: {p}%|##| {p}/100 [00:{p:02d}<00:09, {p}.5it/s]" for b in range(10) for p in range(1, 64)]
+    (run,) = read(*many, "Prompt eval time: 12.5 ms")
+    bars = [f for f, _ in run.figures if f.label.startswith("Reading")]
+    assert len(bars) == generic.MAX_BAR_FIGURES and run.figures[-1][0].label == "Prompt eval time"
 
 
 def test_values_before_the_unit_that_closes_the_line():
@@ -1152,7 +1166,7 @@ def test_round_28_a_table_of_bars_without_outer_ones_under_a_rule_of_dashes():
     (rep,) = frameworks.parse_lines(lines)
     got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
     assert {("throughput tps", 359.4, "tokens/s"), ("elapsed s", 45.59, "s"), ("total tokens", 8448, None),
-            ("errors", 62, None), ("instances", 2.0, None), ("throughput tps", 91.0, "tokens/s")} <= got
+            ("errors", 62, None), ("instances", 2, "instances"), ("throughput tps", 91.0, "tokens/s")} <= got
     assert set(_through_blocks(lines)) == got
     # a line of bars that is no table's row keeps being read as text
     (rep,) = frameworks.parse_lines(["INFO | api | request took 12.5 ms | ok"])
@@ -1433,3 +1447,36 @@ def test_round_38_code_spans_in_cells_and_a_build_that_took_a_time():
     run = read("| Effort | OK / Failed | Accuracy |", "| --- | ---: | ---: |", "| Medium | 1319 / 2 | 97.57% |")[0]
     got = [(f.label, f.value) for f, _ in run.figures]
     assert ("Medium OK", 1319.0) in got and ("Medium Failed", 2.0) in got
+
+
+def test_cells_read_by_their_column_an_interval_and_a_builds_time():
+    # NVIDIA/TensorRT-Model-Connect's build table, an Android LLM server's timing table, an AWQ model card's
+    # paired evaluation (held-out round 40): "3.5G" under "Size" is ls -h's GiB, "1:21.40" under "Total Time" minutes
+    # and seconds, "[-0.44, +1.11]" an interval; a build's time is a figure, never the run's total
+    (run,) = read("| Config | Size | Total build | Total Time | Start Time |", "|---|---:|---:|:---:|---|",
+                  "| SD | 3.5G | 213.4s | **1:21.40** | 20:46:40 |")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("SD Size", 3.5, "GiB", "size"), ("SD Total build", 213.4, "s", "duration"),
+        ("SD Total Time", 81.4, "s", "duration")]  # a clock under "Start Time" is no duration
+    assert run.core == {"total_ms": (81400.0, False)}  # the run's total time, not the build's
+    (run,) = read("| suite | FP8 | delta | 95% CI | recovery |", "| --- | ---: | ---: | --- | ---: |",
+                  "| BFCL v4 | 87.42 | +0.32 | [-0.44, +1.11] | 100.37% |")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("BFCL v4 FP8", 87.42), ("BFCL v4 delta", 0.32), ("BFCL v4 95% CI high", 1.11), ("BFCL v4 95% CI low", -0.44),
+        ("BFCL v4 recovery", 100.37)]  # "95% CI" names a column: the row above the rule is the header
+    # "build" beside no duration is a build's number; "128K" under a column naming no size is a setting
+    assert not read("build: 4589 (1d36b367)", "| Model | Context |", "|---|---|", "| llama | 128K |")[0].figures
+
+
+def test_a_count_after_a_figure_is_of_what_its_unit_says_and_lower_case_sizes():
+    # Const-me/Whisper's profiler, torch's cudagraph notice (held-out round 41), LMCache's store line (round 41)
+    (run,) = read("Decode  105.072 seconds, 151 calls, 695.842 milliseconds average",
+                  "skipping cudagraphs due to mutated inputs (36 instances)",
+                  "LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.2188 gb, cost 14.7797 ms")
+    got = {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert got["Decode calls"] == (151, "calls", "count") and got["inputs instances"] == (36, "instances", "count")
+    assert got["size"] == (0.2188, "GB", "size")
+    assert "eval_tokens" not in run.core and "prompt_tokens" not in run.core  # calls and instances are no tokens
+    # a timing line's runs are its tokens, as llama.cpp's and whisper.cpp's print them
+    (run,) = read("llama_print_timings:        eval time =   32301.62 ms /   297 runs   (  108.76 ms per token)")
+    assert ("eval time tokens", 297) in [(f.label, f.value) for f, _ in run.figures]

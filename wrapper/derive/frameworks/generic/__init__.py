@@ -44,7 +44,7 @@ label names a setting, flag, code or clock (``_VALUE_NOISE``). Noise never becom
 addresses, versions, dates, sizes of batches/contexts/layers, limits of counts and sizes (``max_tokens``), and
 values that are parts of dates, times of day, addresses or hex. Identical (label, value, unit) figures are kept once; at most
 ``MAX_FIGURES`` per log (the first ones; ``figures_dropped`` counts the lines' figures past it), and apart from
-them at most ``MAX_VALUES`` of kind ``value``.
+them at most ``MAX_VALUES`` of kind ``value`` and ``MAX_BAR_FIGURES`` of progress bars' redraws.
 
 Core figures (filled only in a log no family claims; a family parser always wins, see ``merge``): a duration
 labelled prefill / prompt processing / prompt eval -> ``prompt_eval_ms``, decode /
@@ -68,13 +68,13 @@ from __future__ import annotations
 from .lexicon import LIST_ITEMS, MAX_LABEL_CHARS, MAX_LABEL_WORDS, MAX_LINE_CHARS
 from .lines import BAR_LABEL, BAR_VALUES, MAX_BARS
 from .merge import SelfName, joined, merge
-from .reader import EPOCH_MS, GATE, GATE_CHARS, MAX_FIGURES, MAX_PENDING, MAX_RUNS, MAX_VALUES, Figure, FigureReader, \
+from .reader import EPOCH_MS, GATE, GATE_CHARS, MAX_BAR_FIGURES, MAX_FIGURES, MAX_PENDING, MAX_RUNS, MAX_VALUES, Figure, FigureReader, \
     Pending, Run
 from .structured import MAX_JSON_DEPTH
 from .tables import HEADER_LINES_BACK, MAX_HEADER_CELL_CHARS, MIN_CSV_COLUMNS, MIN_SPACED_COLUMNS
 
 __all__ = ["BAR_LABEL", "BAR_VALUES", "EPOCH_MS", "GATE", "GATE_CHARS", "HEADER_LINES_BACK", "LIST_ITEMS", "MAX_BARS",
-           "MAX_FIGURES",
+           "MAX_BAR_FIGURES", "MAX_FIGURES",
            "MAX_HEADER_CELL_CHARS", "MAX_JSON_DEPTH", "MAX_LABEL_CHARS", "MAX_LABEL_WORDS", "MAX_LINE_CHARS",
            "MAX_PENDING", "MAX_RUNS", "MAX_VALUES", "MIN_CSV_COLUMNS", "MIN_SPACED_COLUMNS", "Figure", "FigureReader",
            "Pending", "Run", "SelfName", "joined", "merge"]

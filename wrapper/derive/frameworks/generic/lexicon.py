@@ -85,12 +85,12 @@ _MEMORY = LazyPattern(r"\b(?:mem(?:ory)?|ram|vram|rss|res|virt|swap|heap|cache|d
 
 _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "requests": "requests", "runs": "runs",
                 "cycles": "cycles", "samples": "samples", "calls": "calls", "chunks": "chunks", "iterations": "iterations",
-                "queries": "queries", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
+                "queries": "queries", "instances": "instances", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
 
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -154,6 +154,9 @@ _TIMED_KINDS = frozenset(("duration", "rate"))
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
 _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )\btoken$", re.I)  # "EOS token = 50256"
+
+
+_BUILD = LazyPattern(r"\b[Bb]uild\b")
 
 
 _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
@@ -237,7 +240,7 @@ _SEP = LazyPattern(r"[\s_]+")
 # parts of the work, statistics, and the reader's own suffixes ("Decode speed from":
 # the value a change came from, ``lines._arrows``; "duration under prompt eval count": a cell of a row whose cells
 # contradict their columns, ``tables._contradicted``; a bar still going, ``lines._bar``: "… elapsed so far", "… remaining")
-_NOT_CORE = LazyPattern(r"cache|update|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
+_NOT_CORE = LazyPattern(r"cache|update|build|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
                        r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
                        r"\(token\)| target | from $| under | so far $| remaining $")
 
@@ -280,6 +283,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _COUNT_UNITS[low], "count"
     if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
+    if unit in ("gb", "mb", "tb"):  # LMCache's "size: 0.2188 gb"
+        return unit.upper(), "size"
     if unit in ("Kib", "Mib", "Gib", "Tib"):  # vLLM 0.6's "memory_usage_post_profile=7.89Gib": its GiB misspelt
         return unit[:-1] + "B", "size"
     if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
@@ -347,8 +352,10 @@ def _joined_label(last: str, kind: Optional[str], unit: Optional[str] = None) ->
     "total rate" twice (the values and units tell them apart)."""
     if kind == "rate":
         return last if last.endswith(" rate") else f"{last} rate"
-    if kind == "count" and "token" not in last.lower():
-        return f"{last} tokens"
+    if kind == "count" and "token" not in last.lower():  # "… (36 instances)": of what the unit says; a timing
+        counted = _unit_kind(unit, "")[0] if unit else None  # line's "runs" are its tokens ("eval time = … / 297 runs")
+        return f"{last} {counted}" if counted not in (None, "tokens", "runs") and counted not in last \
+            else f"{last} tokens"
     if kind == "ratio" and unit == "BPW":  # "file size = 60.85 GiB (4.85 BPW)": the model's, whatever its label
         return "bits per weight"
     return last
@@ -385,6 +392,8 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if unit == "B" and _PARAMS.search(label) is not None:  # "params 6.74 B": billions of parameters, no size
         return True
+    if kind == "duration" and "uild" in label:  # "Total build 213.4s", "TRT build took 46 s": the build's time
+        label = _BUILD.sub("", label)
     if kind not in _TIMED_KINDS and kind != "size" and _INDEX_NOISE.search(label) is not None:
         # "layer 3: 12": an index; "repeating layers = 16.411 GiB" is a size of them
         return True

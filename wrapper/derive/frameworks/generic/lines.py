@@ -149,8 +149,8 @@ _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),
 
 
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
-_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%]*?)[:\s]\s*)?\d{1,3}%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*(?P<done>\d+)/(?P<total>\d+)\s*"
-                   r"\[(?P<inner>[^\]]*)\]")
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*"
+                   r"(?P<done>\d+(?:\.\d+)?(?P<mag>[kMGT])?)/(?P<total>\d+(?:\.\d+)?[kMGT]?)\s*\[(?P<inner>[^\]]*)\]")
 
 
 # a bar's "[00:48<00:07, …": the time so far and tqdm's estimate of the time left
@@ -201,7 +201,7 @@ BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 
 
-BAR_VALUES = 8
+BAR_VALUES = 64
 
 
 MAX_BARS = 256
@@ -363,14 +363,20 @@ class LineShapes:
         """A progress bar's rate ("Loading safetensors checkpoint shards:  25% Completed | 1/4 [00:00<00:01,
         2.32it/s]", tqdm's "Requests sent 100%|██████| 1000/1000 [ 6.49it/s 02:34/00:00 ]"), labelled by the bar's
         description, and its times: a finished bar's elapsed time, one still going its time so far and tqdm's
-        estimate of the time left ("… elapsed so far", "… remaining"); at most BAR_VALUES of each per bar (a redrawn
-        bar prints new ones each time). The rest of its description and of its brackets after the rate, to be read
-        as any text; None when ``s`` is no bar (its percentage done and its count are progress, never figures)."""
+        estimate of the time left ("… elapsed so far", "… remaining"); its percentage done ("… progress") and its
+        count done ("… done", iterations; a download's "1.52k/1.52k [… ?B/s]": "… size", kB), which fill no core
+        key; at most BAR_VALUES of each per bar (a redrawn bar prints new ones each time). The rest of its
+        description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar."""
         m = _BAR.match(s)
         if m is None:
             return None
         inner = m["inner"]
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
+        self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False)
+        if m["mag"] is not None or "B/s" in inner:  # tqdm's unit_scale counts bytes in thousands: "1.52k" is kB
+            self._bar_rate(f"{label} size", m["done"].rstrip("kMGT"), f"{m['mag'] or ''}B", line, routed, core=False)
+        else:
+            self._bar_rate(f"{label} done", m["done"], "iterations", line, routed, core=False)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
             if m["done"] == m["total"]:
@@ -411,12 +417,12 @@ class LineShapes:
                        line, routed)
         return s[counted.end():].strip()
 
-    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool) -> None:
-        """One rate of a bar, at most BAR_VALUES per bar's label."""
+    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool, core: bool = True) -> None:
+        """One figure of a bar, at most BAR_VALUES per bar's label (and MAX_BAR_FIGURES per log)."""
         seen = self._bar_values.get(label, 0)
         if label and seen < BAR_VALUES and len(self._bar_values) < MAX_BARS:
             self._bar_values[label] = seen + 1
-            self._add(label, num_text, unit, line, routed)
+            self._add(label, num_text, unit, line, routed, core=core, bar=True)
 
     def _unit_at_end(self, s: str, line: str, routed: bool) -> bool:
         """Values whose unit closes the line: "… creation: CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)"
@@ -613,7 +619,7 @@ class LineShapes:
             return _joined_label(self._previous, kind), "joined"
         if (paren := _IN_BRACKETS.match(head)) is not None:
             # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
-            return _joined_label(paren["label"][::-1], kind), "spaced"
+            return _joined_label(paren["label"][::-1], kind, unit), "spaced"
         if head.lstrip().startswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
             # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's
             return (f"{lead['label']} {_unit_kind(unit, '')[0]}" if kind == "count" else lead["label"]), "spaced"
@@ -654,7 +660,7 @@ class LineShapes:
                 if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
                     label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
                         else (after["label"], after["unit"])
-                    if after["unit"] in _COUNT_UNITS and "token" not in label.lower():
+                    if _COUNT_UNITS.get(after["unit"]) == "tokens" and "token" not in label.lower():
                         label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
                     shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
             if shape is None and unit is not None:

@@ -22,6 +22,9 @@ MAX_FIGURES = 1024
 MAX_VALUES = 1024  # figures of kind "value" (no unit, a label that names no kind), kept apart: they never crowd the others out
 
 
+MAX_BAR_FIGURES = 512  # a progress bar's figures (each redraw's), kept apart: a bar redrawn all run never crowds out the others
+
+
 MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
 
 
@@ -169,6 +172,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._held: Optional[list] = None  # a family's line's figures, until ``settle``
         self._bar_values: dict = {}  # a progress bar's label -> how many of its rates were kept
         self._bare = 0  # figures of kind "value" kept (MAX_VALUES: they never take the others' places)
+        self._bars = 0  # a progress bar's figures kept (MAX_BAR_FIGURES: neither do they)
         # the stream's line before the one being fed (StreamParser's): the header of a fixed-width table whose
         # header nothing led this reader to read (it has no number); None: unknown
         self.line_before: Optional[Callable[[int], Optional[str]]] = None
@@ -261,10 +265,11 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
-             noise_label: Optional[str] = None, bare: bool = False, core: bool = True) -> bool:
+             noise_label: Optional[str] = None, bare: bool = False, core: bool = True, bar: bool = False) -> bool:
         """Keep one figure; whether it is one (kept, or already kept, or past the cap), not noise. ``noise_label``:
         the part of the label that says whether it is noise (a row's name, when its column is a statistic);
-        ``core``: False for a figure that is no one measurement (an end of a range), which fills no core key."""
+        ``core``: False for a figure that is no one measurement (an end of a range), which fills no core key;
+        ``bar``: a progress bar's (kept apart, MAX_BAR_FIGURES)."""
         if not label or label in _NO_LABEL:
             return False
         words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
@@ -293,13 +298,13 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             elif _AVERAGED.search(words) is None:
                 return False
         if self._held is not None:  # a family's line: kept or not once the family has read it (``settle``)
-            self._held.append((label, value, unit, kind, line, words, num_text, routed))
+            self._held.append((label, value, unit, kind, line, words, num_text, routed, bar))
             return True
-        self._keep(label, value, unit, kind, line, words, routed, routed if core else None)
+        self._keep(label, value, unit, kind, line, words, routed, routed if core else None, bar)
         return True
 
     def _keep(self, label: str, value: float, unit: Optional[str], kind: str, line: str, words: str,
-              routed, core_routed) -> None:
+              routed, core_routed, bar: bool = False) -> None:
         """Keep one figure (and the core key its label names, unless ``core_routed`` is None); ``routed`` marks
         the figure, ``core_routed`` the core key (see ``runs``)."""
         key = _core_key(words, kind, unit) if core_routed is not None else None
@@ -320,7 +325,11 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
                 kept_run, i = self._seen[ident]
                 kept_run.figures[i] = (kept_run.figures[i][0], routed)
             return
-        if kind == "value":
+        if bar:
+            if self._bars >= MAX_BAR_FIGURES:
+                return
+            self._bars += 1
+        elif kind == "value":
             if self._bare >= MAX_VALUES:
                 return
             self._bare += 1
@@ -353,24 +362,24 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         held, self._held = self._held, None
         if not held:
             return False
-        before = self._count + self._bare + self._pending
+        before = self._count + self._bare + self._bars + self._pending
         taken = [took is not None and took(h[1], h[6]) for h in held]
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         left = False  # a value the families left: the line's shape yields figures, even one kept already
         for h, was_taken in zip(held, taken):
-            label, value, unit, kind, line, words, _num_text, routed = h
+            label, value, unit, kind, line, words, _num_text, routed, bar = h
             if claimed:
                 if took is not None and not was_taken:
                     left = True
-                    self._keep(label, value, unit, kind, line, words, False, None)
+                    self._keep(label, value, unit, kind, line, words, False, None, bar)
                 elif took is not None:
                     self._keep_pending(Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS]), _num_text)
             elif measured and not was_taken:
                 left = True
-                self._keep(label, value, unit, kind, line, words, False, routed)
+                self._keep(label, value, unit, kind, line, words, False, routed, bar)
             else:
-                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed)
-        return left or self._count + self._bare + self._pending > before
+                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed, bar)
+        return left or self._count + self._bare + self._bars + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
         """Keep a figure the family took, marked ``Pending`` (``runs`` decides); at most MAX_PENDING per log."""

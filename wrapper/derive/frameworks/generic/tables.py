@@ -8,15 +8,17 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms
 from .lexicon import (
-    CURRENCIES, MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _NOT_A_DURATION, _NUM, _STAT_COLUMN, _UNIT,
-    _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
+    CURRENCIES, MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _MEMORY, _NOT_A_DURATION, _NUM, _STAT_COLUMN,
+    _UNIT, _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
 from .lines import _MULTI_DURATION
 
 
 # A range in a cell, its unit after both: "~15-17 tokens/sec" (the high end the cell's value, "… low" the other)
 _RANGE_CELL = LazyPattern(r"[~\u2248]?\s*(?P<a>\d+(?:\.\d+)?)\s*[-\u2013]\s*(?P<b>\d+(?:\.\d+)?\s*(?:" + _UNIT + r"))")
-# A share of a named thing: ollama ps's "100% GPU", "48%/52% CPU/GPU"
-_SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[A-Za-z]+)(?:/(?P<of2>[A-Za-z]+))?")
+# An interval in brackets ("[-0.44, +1.11]" under "95% CI"): its high end, and its low
+_INTERVAL_CELL = LazyPattern(r"\[\s*(?P<a>[-+\u2212]?\d+(?:\.\d+)?)\s*,\s*(?P<b>[-+\u2212]?\d+(?:\.\d+)?\s*%?)\s*\]")
+# A share of a processor: ollama ps's "100% GPU", "48%/52% CPU/GPU" ("95% CI" is a column's name)
+_SHARE_OF_CELL = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)%(?:/(?P<b>\d+(?:\.\d+)?)%)?\s+(?P<of>[CGNTX]PU|[CGNTX]PUs)(?:/(?P<of2>[CGNTX]PUs?))?")
 # Three or more numbers apart by slashes, one cell ("15 / 131 / 454 / 441": a value per setting of a sweep), or two
 # with decimals ("77.2 / 76.9": two runs; "12 / 32" may be a part of a whole)
 _SERIES_CELL = LazyPattern(r"\d+(?:\.\d+)?(?:\s+/\s+\d+(?:\.\d+)?){2,}|\d+\.\d+\s+/\s+\d+\.\d+")
@@ -150,6 +152,28 @@ def _cell_values(cells: list, ruled: bool = False) -> tuple:
 _PLAIN = ("", ())  # a cell of one value: no suffix, no other figure
 
 
+# Cells only their column says how to read: "3.5G" under "Size" or "VRAM" (ls -h's GiB), "1:21.40" under "Total
+# Time" (minutes and seconds; "20:46:40" under "Start Time" is a clock)
+_MAGNITUDE_CELL = LazyPattern(r"(\d+(?:\.\d+)?)([KMGT])")
+_SIZE_COLUMN = LazyPattern(r"(?:(?:file|model|bundle|disk|weights?|checkpoint|engine|artifact|download)\s+)?sizes?",
+                           re.I)  # not a prompt's, a context's or a batch's size
+_CLOCK_CELL = LazyPattern(r"(?:(\d+):)?(\d{1,2}):(\d\d(?:\.\d+)?)")
+_ELAPSED_COLUMN = LazyPattern(r"time|duration|elapsed|wall|took|latency", re.I)
+_CLOCK_COLUMN = LazyPattern(r"start|end|stamp|begin|finish|date|clock|\bat\b|created|updated", re.I)
+
+
+def _read_by_column(cell: str, name: str) -> str:
+    """``cell`` as a plain cell when its column says how to read it (see above); else unchanged."""
+    bare = cell.strip("* ")
+    if bare[-1:] in ("K", "M", "G", "T") and (m := _MAGNITUDE_CELL.fullmatch(bare)) is not None \
+            and (_SIZE_COLUMN.fullmatch(name) is not None or _MEMORY.search(name) is not None):
+        return f"{m[1]} {m[2]}iB"
+    if ":" in bare and (m := _CLOCK_CELL.fullmatch(bare)) is not None and _ELAPSED_COLUMN.search(name) is not None \
+            and _CLOCK_COLUMN.search(name) is None:
+        return f"{int(m[1] or 0) * 3600 + int(m[2]) * 60 + float(m[3])!r} s"
+    return cell
+
+
 def _compound(cell: str) -> Optional[tuple]:
     """A table cell holding more than one figure, or one with a word: (its value, as ``_CELL_VALUE`` reads a plain
     cell, (its label suffix, [(label suffix, number), …] of the others)), or None. "37.9 -> 37.6 (Max 38.1)" is
@@ -160,6 +184,8 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _ARROW_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["b"]), ("", [("from", m["a"])] + ([(m["stat"].lower(), m["c"])] if m["c"] else []))
+    if cell[:1] == "[" and (m := _INTERVAL_CELL.fullmatch(cell)) is not None:  # "[-0.44, +1.11]": an interval
+        return _CELL_VALUE.fullmatch(m["b"]), ("high", [("low", m["a"])])
     if "-" in cell or "\u2013" in cell:
         m = _RANGE_CELL.fullmatch(cell)
         if m is not None:
@@ -441,9 +467,7 @@ class TableShapes:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
-        cells = _row_cells(s)
-        if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
-            cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
+        cells = self._cells(s)
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header
@@ -497,6 +521,15 @@ class TableShapes:
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(label, value, extras[column], unit, noise, line, routed)
+
+    def _cells(self, s: str) -> list:
+        """A table row's cells, each read as its column says (``_read_by_column``)."""
+        cells = _row_cells(s)
+        if self._header and not self._header[0] and len(cells) == len(self._header) - 1 and not s.startswith("|"):
+            cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
+        if self._header is not None and len(self._header) == len(cells):
+            cells = [_read_by_column(c, n) if c else c for c, n in zip(cells, self._header)]
+        return cells
 
     def _row_fractions(self, header: list, fractions: list, row: Optional[str], line: str, routed: bool) -> None:
         """A row's cells of how many of how many: "3247/3248" under "Successful Requests"."""
