@@ -1480,3 +1480,37 @@ def test_a_count_after_a_figure_is_of_what_its_unit_says_and_lower_case_sizes():
     # a timing line's runs are its tokens, as llama.cpp's and whisper.cpp's print them
     (run,) = read("llama_print_timings:        eval time =   32301.62 ms /   297 runs   (  108.76 ms per token)")
     assert ("eval time tokens", 297) in [(f.label, f.value) for f, _ in run.figures]
+
+
+def test_round_43_a_csv_whose_rows_mix_names_and_numbers_and_quoted_cells_over_lines():
+    # a kernel-generation run's CSV with CRLF endings, an eval harness's CSV whose answers span lines (held-out
+    # round 43): once a CSV's header is read its rows are read whatever the gate says, a quoted cell that goes on
+    # over lines is one cell, and the row's figures are of the line that closes it
+    lines = ["trajectory_id,turn,correctness,speedup,arch_tag\r", 'exp_000,3,Correct,0.31625565011696544,"H, B"\r',
+             'exp_000,4,Correct,0.4920987152875529,"H, B"\r']
+    figures = [f for r in frameworks.parse_lines(lines) for f in r["figures"]]
+    assert [(f["label"], f["value"]) for f in figures if f["label"] == "speedup"] == [
+        ("speedup", 0.31625565011696544), ("speedup", 0.4920987152875529)]
+    assert set(_through_blocks(lines)) == {(f["label"], f["value"], f["unit"]) for f in figures}
+    lines = ["result_id,status,model,output,input_tokens,output_tokens,latency_ms", '1,completed,M2,"', "",
+             'n * factorial(n - 1)",91,78,598.65', '2,completed,M2,"reverse",89,91,747.41']
+    reps = frameworks.parse_lines(lines)
+    got = [(f["label"], f["value"], f["line"]) for r in reps for f in r["figures"]]
+    assert ("latency ms", 598.65, 'n * factorial(n - 1)",91,78,598.65') in got
+    assert ("input tokens", 89, '2,completed,M2,"reverse",89,91,747.41') in got
+
+
+def test_round_42_cells_a_mean_with_its_spread_named_remarks_and_dotted_names():
+    # an iOS benchmark's "312.9±149.4" under "Total Tokens", a Core ML model table's sizes (held-out round 42)
+    runs = read("| Model | TTFT (ms) | Total Tokens | Size |", "|---|---:|---:|---|",
+                "| Llama | 1046.2±678 | 312.9±149.4 | 5.4 GB (4.4 GB text-only) |",
+                "| Gemma | 1046.3±678 | 300±12 | 8.16 GB multimodal / 5.5 GB text-only |")  # a row a run (its TTFT)
+    got = [(f.label, f.value, f.unit) for run in runs for f, _ in run.figures]
+    assert ("Llama Total Tokens mean", 312.9, None) in got and ("Llama Total Tokens mean \u00b1", 149.4, None) in got
+    assert ("Gemma Total Tokens", 300, None) in got  # whole things: no mean needed
+    assert ("Llama Size", 5.4, "GB") in got and ("Llama Size text-only", 4.4, "GB") in got
+    assert ("Gemma Size multimodal", 8.16, "GB") in got and ("Gemma Size text-only", 5.5, "GB") in got
+    # a kernel benchmark's dotted names; gguf's writer's "total_size = 8.0G"
+    (run,) = read("  torch.matmul 1.003 ms  (0.52x vs custom)", "gguf_writer: n_tensors = 398, total_size = 8.0G")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.unit != "x"] == [
+        ("torch.matmul", 1.003, "ms"), ("total size", 8.0, "GiB")]

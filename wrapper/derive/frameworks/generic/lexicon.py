@@ -62,7 +62,8 @@ _ENERGY_UNITS = {"J": "J", "mJ": "mJ", "kJ": "kJ", "Wh": "Wh", "kWh": "kWh", "J/
 _TEMPERATURE_UNITS = frozenset(("\u00b0c", "\u2103", "degc", "celsius"))  # "38.1 °C", "temp_c": a device's temperature
 
 
-_SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB"}
+_SIZE_WORDS = {"bytes": "B", "kilobytes": "kB", "megabytes": "MB", "gigabytes": "GB",
+               "gb": "GB", "mb": "MB", "tb": "TB"}  # LMCache's "size: 0.2188 gb"
 
 
 _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "kb"))
@@ -157,6 +158,10 @@ _LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first )(?<!second )(?
 
 
 _BUILD = LazyPattern(r"\b[Bb]uild\b")
+
+
+# What a bare magnitude sizes besides memory: what is stored ("total_size = 8.0G", gguf's writer; "file size: 4.1G")
+_STORED_SIZE = LazyPattern(r"\b(?:total|file|model|disk|download|weights?|tensors?|checkpoint)[ _]size\b")
 
 
 _LIMIT_KINDS = frozenset(("count", "size", "ratio", "value"))
@@ -269,7 +274,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         low = label.lower()
         if "token" in low or "request" in low or _COUNTED.search(low) is not None:
             return unit, "count"
-        return (unit + "iB", "size") if _MEMORY.search(low) is not None else (None, None)  # "4750G", "128K": names
+        sized = _MEMORY.search(low) or _STORED_SIZE.search(low)  # "rss=176M", "total_size = 8.0G"
+        return (unit + "iB", "size") if sized else (None, None)  # "4750G", "128K": names
     if unit == "pp":  # "(-5.2pp)" beside a percentage in a table cell: its change in percentage points
         return "pp", "percent"
     low = unit.lower().strip()
@@ -283,8 +289,6 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _COUNT_UNITS[low], "count"
     if unit.strip() in _SIZE_UNITS:
         return unit.strip(), "size"
-    if unit in ("gb", "mb", "tb"):  # LMCache's "size: 0.2188 gb"
-        return unit.upper(), "size"
     if unit in ("Kib", "Mib", "Gib", "Tib"):  # vLLM 0.6's "memory_usage_post_profile=7.89Gib": its GiB misspelt
         return unit[:-1] + "B", "size"
     if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"

@@ -58,7 +58,8 @@ _BEFORE = (
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
     ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
-    ("spaced", LazyPattern(r"~?\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),  # "PREFILL ~66 tok/s": about so many
+    # "PREFILL ~66 tok/s": about so many; "torch.matmul 1.003 ms": a dotted name
+    ("spaced", LazyPattern(r"~?\s+(?P<label>[\w -]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*[^\W\d_])(?![\w.])")),
 )
 
 
@@ -276,6 +277,10 @@ def _before(reversed_head: str) -> Optional[tuple]:
                 label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
             if shape in ("spaced", "took"):  # "vocab_size 32000 decoding-time 5894.14 ms": a number ends a label
                 words = label.split()
+                if "." in words[0] and reversed_head[m.end():m.end() + 1] == "/":  # "https://aihorde.net for 150
+                    words = words[1:]                                           # tokens": no host names it
+                    if not words:
+                        return None
                 cut = max((i + 1 for i, w in enumerate(words) if _NUMBER_WORD.fullmatch(w)), default=0)
                 if 0 < cut < len(words) and _UNIT_WORD.fullmatch(words[cut]):  # "G 559 ms I 499 ms": "I", not "ms I"
                     cut += 1

@@ -25,6 +25,9 @@ MAX_VALUES = 1024  # figures of kind "value" (no unit, a label that names no kin
 MAX_BAR_FIGURES = 512  # a progress bar's figures (each redraw's), kept apart: a bar redrawn all run never crowds out the others
 
 
+MAX_QUOTED_LINES = 32  # lines of a CSV row whose quoted cell spans lines
+
+
 MAX_PENDING = 64  # figures a family took, kept until its final records show whether it still holds them
 
 
@@ -129,7 +132,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|iterations|\u00b0C|\u2103|degC|x(?!\w)"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -179,12 +182,15 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
         self._npu = "0"  # the NPU of npu-smi's row above (its chip's row names only the chip)
         self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
+        self._quoted: Optional[list] = None  # the lines so far of a CSV row whose quoted cell goes on over lines
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
         family's; empty or False: none)."""
         stripped = _normalized(text)
         if not stripped:
+            return
+        if self._quoted is not None and not (stripped := self._quoted_row(stripped)):
             return
         if stripped[0].isdigit() and self._spaced is None and self._nest is None \
                 and _BARE_NUMBER.fullmatch(stripped) is not None:
@@ -262,6 +268,19 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._column[2] += 1
         name, unit, i = self._column
         self._add(f"{_label(name)} [{i}]", s, unit, line, routed, bare=True)
+
+    def _quoted_row(self, s: str) -> str:
+        """A line of a CSV row whose quoted cell spans lines (a model's answer in an eval's results): "" while the
+        cell is still open, the whole row once it closes (at most MAX_QUOTED_LINES lines; past them the row is
+        dropped, this line read on its own)."""
+        self._quoted.append(s)
+        if s.count('"') % 2 == 0:
+            if len(self._quoted) > MAX_QUOTED_LINES:
+                self._quoted = None
+                return s
+            return ""
+        row, self._quoted = "\n".join(self._quoted), None
+        return row
 
     # -- keeping ---------------------------------------------------------------------------------------------
     def _add(self, label: str, num_text: str, unit_text: Optional[str], line: str, routed: bool,
@@ -405,9 +424,10 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         """A fixed-width table's header or row was the last line: the next may be a row of bare numbers, which
         the gate lets through only by chance, so it is to be fed whatever the gate says; or a JSON array printed
         one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …), or a heading whose statistics may
-        follow (pandas' ``describe()`` rows: ``mean     204.032341``)."""
+        follow (pandas' ``describe()`` rows: ``mean     204.032341``), or a CSV's header was read: its rows may mix
+        names and numbers the gate does not know (``exp_000,3,Correct,0.316,"H, B"``)."""
         return self._spaced is not None or (self._nest is not None and self._nest[-1][2] is not None) \
-            or self._heading is not None
+            or self._heading is not None or self._csv is not None
 
     @property
     def full(self) -> bool:

@@ -32,10 +32,16 @@ _NOTED_CELL = LazyPattern(r"(?P<value>[-+]?\d+(?:\.\d+)?\s*(?:" + _UNIT + r")?)\
                           + r")?\s+(?P<word2>[A-Za-z]+))\)")  # or its figure first: "1.33x (51% acceptance)"
 # A cell's figures, then a remark in brackets that opens with a word and holds a number ("129.5s (warm runs 2+3)",
 # "59.27 / 59.95 / 59.74 (avg 59.65)"; not "2048 (default)", a row's name): a word and a number name a statistic
-_REMARKED_CELL = LazyPattern(r"(?P<head>[^()]+?)\s+\((?P<note>[~\u2248]?[A-Za-z][^()]*\d[^()]*|[~\u2248]\s*\d[^()]*)\)")
+_REMARKED_CELL = LazyPattern(r"(?P<head>[^()]+?)\s+\((?P<note>[~\u2248]?[A-Za-z][^()]*\d[^()]*|[~\u2248]\s*\d[^()]*"
+                             r"|\d[^()]*[A-Za-z][^()]*)\)")
 # or a remark of words alone after a figure with its unit ("8 MB (CPU only)"; "2048 (default)" is a setting)
 _WORDS_REMARK_CELL = LazyPattern(r"(?P<value>" + _NUM + r"\s*(?:" + _UNIT + r"))\s+\([A-Za-z][A-Za-z ,.-]{0,40}\)")
 _NOTE = LazyPattern(r"(?P<word>[A-Za-z]+)[:=]?\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
+# a remark of a figure and the words naming it ("5.4 GB (4.4 GB text-only)"), or two such figures apart by a slash
+# ("8.16 GB multimodal / 5.5 GB text-only")
+_NAMED_FIGURE = r"(?P<num{0}>" + _NUM + r")\s*(?P<unit{0}>" + _UNIT + r")\s+(?P<word{0}>[A-Za-z][\w-]*)"
+_NOTE_NAMED = LazyPattern(_NAMED_FIGURE.format(""))
+_NAMED_PAIR_CELL = LazyPattern(_NAMED_FIGURE.format("") + r"\s*/\s*" + _NAMED_FIGURE.format("2"))
 # Marks beside a cell's value (emoji, their variation selector): "20.0 ⭐", "✅"
 _MARKS = "\u2b50\u2705\u274c\u26a0\ufe0f\U0001f3c6\U0001f525\U0001f680\u2714\u2716 "
 _FIGURE_IN_TEXT = LazyPattern(r"\d\s*(?:" + _UNIT + r")")  # a cell of text that holds a number with its unit
@@ -206,6 +212,8 @@ def _compound(cell: str) -> Optional[tuple]:
         m = _OF_TOTAL_CELL.fullmatch(cell)
         if m is not None:
             return _CELL_VALUE.fullmatch(m["used"]), ("", [("total", m["total"])])
+        if (m := _NAMED_PAIR_CELL.fullmatch(cell)) is not None:
+            return _CELL_VALUE.fullmatch(f"{m['num']} {m['unit']}"), (m["word"], [(m["word2"], m["num2"], m["unit2"])])
     if cell[:1] in CURRENCIES and (m := _CELL_VALUE.fullmatch(f"{cell[1:]} {CURRENCIES[cell[:1]]}")) is not None:
         return m, _PLAIN  # "$0.0124", "₹0.6943": a cost
     if cell.endswith(")") and (m := _REMARKED_CELL.fullmatch(cell)) is not None:
@@ -225,6 +233,9 @@ def _remarked(m: re.Match) -> Optional[tuple]:
         return None
     value, (suffix, others) = inner
     note = _NOTE.fullmatch(m["note"].strip())
+    if m["note"][:1].isdigit():  # "5.4 GB (4.4 GB text-only)": a figure named after it; "(62% of 24GB)" is no remark
+        named = _NOTE_NAMED.fullmatch(m["note"].strip())
+        return (value, (suffix, list(others) + [(named["word"], named["num"], named["unit"])])) if named else None
     if note is not None:
         word = note["word"].lower()  # a statistic of the cell's values is in their unit ("avg 59.65")
         others = list(others) + [(word, note["num"]) if _STAT_COLUMN.fullmatch(word) and not note["unit"] else
@@ -398,8 +409,11 @@ class TableShapes:
     def _csv_line(self, s: str, line: str, routed: bool) -> bool:
         """A CSV header (kept, nothing to read) or a row under one: each cell a figure labelled by its column, the
         unit from the column's brackets or suffix (``prefill_tps``, ``ttft (ms)``, ``kv_bytes``)."""
-        cells = next(csv.reader([s])) if '"' in s else s.split(",")  # '"1,146.31"': a quoted cell keeps its comma
         header = self._csv
+        if header is not None and s.count('"') % 2 == 1:  # a quoted cell that goes on over the next lines
+            self._quoted = [s]
+            return True
+        cells = next(csv.reader([s])) if '"' in s else s.split(",")  # '"1,146.31"': a quoted cell keeps its comma
         by_row = header is not None and header[0].lower() in _ROW_HEADERS  # "Metric,avg,min,…": rows named first
         if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
             return False
@@ -570,7 +584,10 @@ class TableShapes:
         suffix, others = extra
         label = _label(f"{name} {suffix}")
         if not self._add(label, value["num"], unit, line, routed, noise_label=noise, bare=True):
-            return
+            # "312.9±149.4" under "Total Tokens": a value with its spread is a mean, whole things or not
+            if not value["spread"] or not self._add(label := f"{label} mean", value["num"], unit, line, routed,
+                                                    noise_label=noise, bare=True):
+                return
         if value["spread"]:
             self._add(label + " \u00b1", value["spread"], unit, line, routed, noise_label=noise, bare=True)
         elif value["share"] and value["shunit"] in ("x", "\u00d7"):  # "~87 ms (1.25×)": its ratio to another
