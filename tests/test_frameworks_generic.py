@@ -1514,3 +1514,16 @@ def test_round_42_cells_a_mean_with_its_spread_named_remarks_and_dotted_names():
     (run,) = read("  torch.matmul 1.003 ms  (0.52x vs custom)", "gguf_writer: n_tensors = 398, total_size = 8.0G")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.unit != "x"] == [
         ("torch.matmul", 1.003, "ms"), ("total size", 8.0, "GiB")]
+
+
+def test_round_44_a_unitless_pair_before_another_and_a_bracketed_name_before_statistics():
+    # a Cohere pilot's log, ncnn_llm's benchllm (held-out round 44): the next pair's label is no unit of the value
+    # before it; "minicpm4 (prefill)  min = …": the bracket names what the statistics are of
+    (run,) = read("INFO short__mt64__c1__i0 status=success ttft=0.2174 latency=0.5485",
+                  "            minicpm4 (prefill)  min =  122.64  max =  136.39  avg =  125.55",
+                  "        p50 (us):       1.88269e+06")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("ttft", 0.2174), ("latency", 0.5485), ("minicpm4 (prefill) min", 122.64), ("minicpm4 (prefill) max", 136.39),
+        ("minicpm4 (prefill) avg", 125.55), ("p50", 1882690.0)]
+    # a unit glued after the value still is one: "0.36 ms/16tokens" is a unit this reader does not know
+    assert not read("1st token latency: 0.36 ms/16tokens")[0].figures

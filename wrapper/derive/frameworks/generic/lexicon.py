@@ -117,7 +117,7 @@ _UNIT_WORD = LazyPattern(_UNIT)
 _STAT_COLUMN = LazyPattern(r"avg|mean|median|med|min|max|std|stdev|stddev|p\d{1,2}(?:\.\d+)?", re.I)
 
 
-_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./-]{0,60}?)\s*[:=]")
+_LINE_HEAD = LazyPattern(r"\s*(?P<head>[A-Za-z_][\w ./()-]{0,60}?)\s*[:=]")  # "minicpm4 (prefill)  min = 122.64"
 
 
 _CELL_UNIT = LazyPattern(r"^(?P<label>.*?)\s*\((?P<unit>[^()]+)\)\s*$")
@@ -340,7 +340,8 @@ def _statistic(stat: str, unit: Optional[str], s: str, heading: Optional[tuple])
         return f"{of} {stat}", unit or _key_unit(of.replace(" ", "_")), False
     m = _LINE_HEAD.match(s)
     if m is not None:
-        words = _label(m["head"]).split(" ")
+        words = [w for w in _label(m["head"]).split(" ")  # "p50 (us): 1.88e+06": its unit names nothing
+                 if not (w[:1] == "(" and w[-1:] == ")" and _unit_kind(w[1:-1], "")[1])]
         while words and _STAT_COLUMN.fullmatch(words[-1]):
             words.pop()
         if words and len(words) <= MAX_LABEL_WORDS:

@@ -225,8 +225,10 @@ _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
 _FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
 
 
-# a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03")
-_UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|by|over|across)\b)[^\W\d_/]|/|[-:.T]\d")
+# a word or "/" right after a number (some unit), or a date's or time's next part ("time=2024-11-19T11:57:03"); a
+# word that labels the next value ("ttft=0.2174 latency=0.5485") is no unit
+_UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|by|over|across)\b)(?![^\W\d]\w*[=:])[^\W\d_/]"
+                          r"|/|[-:.T]\d")
 
 
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
@@ -289,6 +291,16 @@ def _before(reversed_head: str) -> Optional[tuple]:
                     return None
             return shape, label, unit
     return None
+
+
+def _bracketed(label: str, words: str) -> str:
+    """The label of a figure whose brackets hold words, no unit: "Latency (per token): 0.41 ms" and "Total generated
+    tokens (retokenized): 9876" keep them or not (``_REMARKS``); "minicpm4 (prefill)  min = 122.64": the statistic
+    stays last."""
+    if words.startswith(_REMARKS):
+        return label
+    of, _, stat = label.rpartition(" ")
+    return f"{of} ({words}) {stat}" if of and _STAT_COLUMN.fullmatch(stat) else f"{label} ({words})"
 
 
 def _normalized(text: str) -> str:
@@ -650,8 +662,7 @@ class LineShapes:
             found = _before(head)
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
-                # "Latency (per token): 0.41 ms", "Total generated tokens (retokenized): 9876": no unit in brackets
-                label, unit = (label if unit.startswith(_REMARKS) else f"{label} ({unit})"), m["unit"]
+                label, unit = _bracketed(label, unit), m["unit"]
             unit = unit if shape == "bracket" else m["unit"]
             spread = _SPREAD.match(s, m.end()) if spreads else None
             if spread is not None:
