@@ -1527,3 +1527,27 @@ def test_round_44_a_unitless_pair_before_another_and_a_bracketed_name_before_sta
         ("minicpm4 (prefill) avg", 125.55), ("p50", 1882690.0)]
     # a unit glued after the value still is one: "0.36 ms/16tokens" is a unit this reader does not know
     assert not read("1st token latency: 0.36 ms/16tokens")[0].figures
+
+
+def test_round_45_rates_per_step_percent_of_columns_and_html_entities_in_a_header():
+    # LightLLM's speculative-decoding CSV, aider's SWE-bench table (held-out round 45): "tokens per step" is a rate,
+    # no step's index; "Percent&nbsp;of<br>proposed<br>solutions" names a measured share
+    (run,) = read("dataset,count,avg_accepted_draft_tokens_per_step", "drop,100,1.2342814611081445")
+    assert ("avg accepted draft tokens per step", 1.2342814611081445) in [(f.label, f.value) for f, _ in run.figures]
+    (run,) = read("| Agent |Percent&nbsp;of<br>proposed<br>solutions| Number&nbsp;of<br/>solutions |", "|---|--:|--:|",
+                  "| Aider | 73.5% | 419 |")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Aider Percent of proposed solutions", 73.5, "%"), ("Aider Number of solutions", 419, None)]
+    assert not read("step 3 tokens 512", "percent: 90")[0].figures  # an index, a setting
+
+
+def test_a_log_parses_the_same_every_time_in_one_process():
+    # a family's search was cached under id(parser): once a dropped family's id was reused, the figures a family
+    # took were judged against another family's keys, and a TensorRT-LLM report kept or dropped a figure by chance
+    from .conftest import fixture
+
+    with open(fixture("logs", "tensorrt-llm__2024-xx-suite-readme-tensorrt-llm-bench-inflight-report-json-dict-line-"
+                      "metadata-statistics-zero-latencies.log"), encoding="utf-8") as fh:
+        text = fh.read()
+    first = frameworks.parse_lines(text)
+    assert all(frameworks.parse_lines(text) == first for _ in range(12))

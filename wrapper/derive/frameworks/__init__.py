@@ -262,7 +262,7 @@ class StreamParser:
         self._gate_search = _trie_search(self.routing_keys)
         self._owners = owners
         self._targets: list | None = None  # built when the gate first lets a line through
-        self._own_search: dict = {}  # id(parser) -> the search of its KEYS alone (``_evidence_only``)
+        self._own_search: dict = {}  # parser -> the search of its KEYS alone (``_evidence_only``)
         self._one: tuple | None | bool = False  # the settled family's route (``_single``); False: not known yet
 
     def _build_targets(self) -> list:
@@ -278,9 +278,9 @@ class StreamParser:
         """Whether ``line`` reached a family still being detected through its evidence keys alone."""
         if m is None:
             return False
-        search = self._own_search.get(id(parser))
+        search = self._own_search.get(parser)  # keyed by the parser itself: a dropped one's id may be reused
         if search is None:
-            search = self._own_search[id(parser)] = _trie_search(frozenset(parser.KEYS)) if parser.KEYS else None
+            search = self._own_search[parser] = _trie_search(frozenset(parser.KEYS)) if parser.KEYS else None
         return search is None or search(line, m.start()) is None
 
     def _detected(self) -> None:

@@ -62,14 +62,17 @@ class Taken:
 
     @classmethod
     def of(cls, parsers: Iterable) -> "Taken":
-        """From each parser's ``runs.recent()`` (parsers without runs hold nothing)."""
+        """From each parser's ``runs.recent()`` (parsers without runs hold nothing), at most MAX_NUMBERS from each:
+        a cap shared by all would make what one holds depend on the order they come in."""
         out: list = []
         for p in parsers:
             runs = getattr(p, "runs", None)
             if runs is not None:
+                own: list = []
                 for part in runs.recent():
                     if part is not None:
-                        _numbers(part, out)
+                        _numbers(part, own)
+                out += own
         return cls(out)
 
     @classmethod

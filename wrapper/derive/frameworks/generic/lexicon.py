@@ -138,14 +138,14 @@ LIST_ITEMS = 64
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|decoded\b|gen\b|prompt_tokens\b)|"
                     r"(?<![a-z])line\b|"
-                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile)|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
+                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
                     r"per block|units per", re.I)
 
 
 # What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
 # noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
-_INDEX_NOISE = LazyPattern(r"layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b(?!\.)|\bstep\b|epoch|index|\bidx",
-                           re.I)
+_INDEX_NOISE = LazyPattern(r"(?<!per )(?<!per_)(?:layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b(?!\.)"
+                           r"|\bstep\b|epoch|index|\bidx)", re.I)  # "tokens per step" is a rate, no index
 
 
 _TIMED_KINDS = frozenset(("duration", "rate"))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import re
 from typing import Optional
 
@@ -481,6 +482,7 @@ class TableShapes:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
         first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
+        s = html.unescape(s).replace("\xa0", " ") if "&" in s else s  # "Percent&nbsp;of<br>proposed<br>solutions"
         cells = self._cells(s)
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
             self._ruled = self._header is not None
