@@ -1551,3 +1551,21 @@ def test_a_log_parses_the_same_every_time_in_one_process():
         text = fh.read()
     first = frameworks.parse_lines(text)
     assert all(frameworks.parse_lines(text) == first for _ in range(12))
+
+
+def test_round_46_47_a_mark_before_a_cell_a_list_after_its_label_and_a_pandas_frame_with_a_named_index():
+    # a CUDA kernel ladder's results, StreamingLLM's timing list, ArcticInference's pandas frame, a draft-model
+    # benchmark's JSON (held-out rounds 46 and 47)
+    (run,) = read("| # | Kernel | GPU result |", "|---|---|---|", "| 1 | `vector_add` | ✅ 419.3 GB/s (83.2% peak) |")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.unit] == [
+        ("vector add GPU result", 419.3, "GB/s"), ("vector add GPU result peak", 83.2, "%")]
+    (run,) = read("All times:  [32.33035635948181, 25.40013289451599, 9.909614086151123]")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("All times [1]", 32.33035635948181), ("All times [2]", 25.40013289451599), ("All times [3]", 9.909614086151123)]
+    (run,) = read("         avg_accept_toks  avg_spec_toks  accept_rate  req_speedup",
+                  "task_id                                                   ",
+                  "0               0.693819       3.260625     0.212787     1.839101")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("avg accept toks", 0.693819), ("avg spec toks", 3.260625), ("accept rate", 0.212787), ("req speedup", 1.839101)]
+    (run,) = read("{", '  "max_memory_allocated": [', "    6592.34130859375,", "    7586.70654296875", "  ]", "}")
+    assert [f.value for f, _ in run.figures] == [6592.34130859375, 7586.70654296875]  # measured: no limit

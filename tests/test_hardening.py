@@ -322,13 +322,13 @@ def test_8_a_line_longer_than_the_limit_is_skipped_with_a_message(tmp, capfd, mo
     from wrapper.sources import inputs
     from wrapper.sources.records_io import read_records
 
-    monkeypatch.setattr(inputs, "MAX_LINE_BYTES", 16384)
+    monkeypatch.setattr(inputs, "MAX_LINE_BYTES", 65536)
     good = _golden_record()
     path = tmp / "long.jsonl"
     path.write_text(json.dumps(good) + "\n" + "x" * 100000 + "\n" + json.dumps({**good, "run_id": "r3"}) + "\n")
     records, skipped = read_records(str(path))
     assert [r["run_id"] for r in records] == [good["run_id"], "r3"]
-    assert skipped == [(2, "longer than 16384 bytes")]
+    assert skipped == [(2, "longer than 65536 bytes")]
 
 
 def test_8_records_can_be_read_from_stdin(tmp):

@@ -380,7 +380,7 @@ def _label(text: str) -> str:
 def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None) -> bool:
     """Whether a label names noise (threads, seeds, ids, …; a limit for a count, size or ratio); labels recur line
     after line, hence the cache."""
-    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind in ("size", "count")
+    if kind in _LIMIT_KINDS and _LIMIT.search(label) is not None and not (kind in ("size", "count", "value")
                                                                            and _MEASURED.search(label)):
         return True
     if kind in _SIZE_NOISE_KINDS and _SIZE_NOISE.search(label) is not None:

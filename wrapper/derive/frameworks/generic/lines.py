@@ -158,6 +158,11 @@ _BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*
 _BAR_ELAPSED = LazyPattern(r"\s*(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d\d)<(?:(?:(?P<rh>\d+):)?(?P<rm>\d+):(?P<rs>\d\d))?")
 
 
+# a list of numbers after its label ("All times:  [32.33035635948181, 25.40013289451599, …]"), maybe cut
+_LISTED = LazyPattern(r"(?P<label>[A-Za-z][\w ()./-]{0,60}?):\s*\[(?P<items>\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+                      r"(?:\s*,\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?){2,}\s*,?)\s*\]?")
+
+
 # stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
 _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
 
@@ -344,6 +349,13 @@ class LineShapes:
             self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
             return True
         if s.startswith("|") and "/" in s and self._npu_smi(s, line, routed):
+            return True
+        if s.endswith(("]", ",")) and ": [" in s and (listed := _LISTED.fullmatch(s)) is not None:
+            # "All times:  [32.33, 25.40, …]": a Python list printed after its label, one figure an item
+            label, unit = _label(listed["label"]), _key_unit(listed["label"].replace(" ", "_"))
+            for i, item in enumerate(listed["items"].split(",")[:LIST_ITEMS], 1):
+                if item.strip():
+                    self._add(f"{label} [{i}]", item.strip(), unit, line, routed, bare=True)
             return True
         if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
             # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"

@@ -143,7 +143,7 @@ def _cell_values(cells: list, ruled: bool = False) -> tuple:
     what its figure is ("18 tokens evaluated", "984ms average": in a fixed-width row such words are the next cell's)."""
     values, extras = [], []
     for cell in cells:
-        cell = cell.rstrip(_MARKS).rstrip()  # "20.0 ⭐", "4.59 🏆": a mark beside the value
+        cell = cell.strip(_MARKS).rstrip()  # "20.0 ⭐", "4.59 🏆", "✅ 419.3 GB/s": a mark beside the value
         if " " in cell and (grouped := _SPACE_GROUPED.match(cell)) is not None:  # "1 995,1 t/s", "21 054": a
             cell = grouped[0].replace(" ", "") + cell[grouped.end():]  # locale's groups; a cell is one number
         value, extra = _CELL_VALUE.fullmatch(cell), _PLAIN
@@ -285,6 +285,11 @@ def _named_row(cells: list, values: list) -> bool:
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
+    def _keeps_open(self, cells: list) -> bool:
+        """Whether a short line leaves a fixed-width table open: a row with empty cells (line_profiler's "58
+        @profile"), the name of a pandas frame's index under its header ("task_id")."""
+        return cells[0].isdigit() or (self._spaced_indented and len(cells) == 1 and cells[0].strip().isidentifier())
+
     def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
         """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
         its column, the unit from the column's brackets or the cell); a header is kept. True: a row was read."""
@@ -296,8 +301,8 @@ class TableShapes:
         if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
-        if len(cells) < MIN_SPACED_COLUMNS and not pair:  # a row with empty cells (line_profiler's "58  @profile")
-            self._spaced = original if cells[0].isdigit() else None  # leaves the table open
+        if len(cells) < MIN_SPACED_COLUMNS and not pair:
+            self._spaced = original if self._keeps_open(cells) else None
             return False
         values, extras = _cell_values(cells)
         indented = self._spaced_indented
@@ -311,7 +316,7 @@ class TableShapes:
                     self._add(_label(cells[0]), value["num"], value["unit"], line, routed)  # count, no unit, unsaid)
             return True
         trailing = None
-        if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and values[1] is None:
+        if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and (values[1] is None or indented):
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
             header, cells, values, extras = [""] + header, [""] + cells[1:], [None] + values[1:], [_PLAIN] + extras[1:]
         elif header is not None and len(cells) == len(header) + 1 and values[0] is None:
@@ -387,9 +392,11 @@ class TableShapes:
             back, above = 2, self.line_before(2)
         skipped = back
         while columns >= MIN_SPACED_COLUMNS and above is not None and back < HEADER_LINES_BACK and (
-                not above.strip() or above.lstrip()[:1].isdigit() or set(above.strip()) <= _RULE_CHARS):
+                not above.strip() or above.lstrip()[:1].isdigit() or set(above.strip()) <= _RULE_CHARS
+                or above.strip().isidentifier()):
             # a double-spaced paste ("Line #  Hits  Time …", "", "=====", "", "58  @profile", "", "60  1  …"):
-            # blank lines, rules and rows with empty cells between the header and the first full row
+            # blank lines, rules and rows with empty cells between the header and the first full row; a pandas
+            # frame's index name ("task_id") under its header
             back += 1
             above = self.line_before(back)
         if not above or len(above) > MAX_LINE_CHARS or back > skipped and any(c.isdigit() for c in above):
