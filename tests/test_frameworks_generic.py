@@ -101,6 +101,9 @@ def test_a_progress_bars_rate_progress_and_count_are_figures_of_its_description_
                   "modeling_phi3.py: 100%|████| 73.8k/73.8k [00:00<00:00, 5.90MB/s]")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.kind == "size"] == [
         ("gitattributes size", 1.52, "kB"), ("modeling phi3.py size", 73.8, "kB")]
+    # a bar of iterations in thousands (tqdm's unit_scale) counts them, no bytes
+    (run,) = read("Steps: 50%|█| 12.5k/25.0k [00:10<00:10, 1.25kit/s]")
+    assert ("Steps done", 12500, "iterations") in [(f.label, f.value, f.unit) for f, _ in run.figures]
     # a bar redrawn again and again keeps each redraw's figures, up to BAR_VALUES per label ...
     redraws = [f"Loading weights:  {p}%|##| {p}/100 [00:{p:02d}<00:09, {10 + p}.5it/s]" for p in range(1, 99)]
     (run,) = read(*redraws)

@@ -204,6 +204,9 @@ _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 
 
+_BAR_SCALE = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}  # tqdm's unit_scale prefixes
+
+
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
 
 
@@ -402,10 +405,12 @@ class LineShapes:
         inner = m["inner"]
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
         self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False)
-        if m["mag"] is not None or "B/s" in inner:  # tqdm's unit_scale counts bytes in thousands: "1.52k" is kB
-            self._bar_rate(f"{label} size", m["done"].rstrip("kMGT"), f"{m['mag'] or ''}B", line, routed, core=False)
-        else:
-            self._bar_rate(f"{label} done", m["done"], "iterations", line, routed, core=False)
+        done = m["done"].rstrip("kMGT")
+        if "B/s" in inner:  # a download: tqdm's unit_scale counts bytes in thousands, "1.52k" is 1.52 kB
+            self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False)
+        else:  # "12.5k/100k [… it/s]": thousands of iterations
+            count = repr(round(float(done) * _BAR_SCALE[m["mag"]])) if m["mag"] else done
+            self._bar_rate(f"{label} done", count, "iterations", line, routed, core=False)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
             if m["done"] == m["total"]:
