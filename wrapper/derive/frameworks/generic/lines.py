@@ -406,7 +406,7 @@ class LineShapes:
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
         self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False)
         done = m["done"].rstrip("kMGT")
-        if "B/s" in inner:  # a download: tqdm's unit_scale counts bytes in thousands, "1.52k" is 1.52 kB
+        if "B/s" in inner or "byte" in inner:  # bytes ("?B/s", "245Mbyte/s"): tqdm's unit_scale, "1.52k" is 1.52 kB
             self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False)
         else:  # "12.5k/100k [… it/s]": thousands of iterations
             count = repr(round(float(done) * _BAR_SCALE[m["mag"]])) if m["mag"] else done
