@@ -7,7 +7,7 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
-    LIST_ITEMS, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    LIST_ITEMS, MAGNITUDES, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
 
@@ -203,8 +203,6 @@ _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<
 
 BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 
-
-_BAR_SCALE = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}  # tqdm's unit_scale prefixes
 
 
 _BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
@@ -409,7 +407,7 @@ class LineShapes:
         if "B/s" in inner or "byte" in inner:  # bytes ("?B/s", "245Mbyte/s"): tqdm's unit_scale, "1.52k" is 1.52 kB
             self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False)
         else:  # "12.5k/100k [… it/s]": thousands of iterations
-            count = repr(round(float(done) * _BAR_SCALE[m["mag"]])) if m["mag"] else done
+            count = repr(round(float(done) * MAGNITUDES[m["mag"].upper()])) if m["mag"] else done
             self._bar_rate(f"{label} done", count, "iterations", line, routed, core=False)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])

@@ -233,10 +233,10 @@ def _remarked(m: re.Match) -> Optional[tuple]:
     if inner is None or inner[0] is None:
         return None
     value, (suffix, others) = inner
-    note = _NOTE.fullmatch(m["note"].strip())
     if m["note"][:1].isdigit():  # "5.4 GB (4.4 GB text-only)": a figure named after it; "(62% of 24GB)" is no remark
         named = _NOTE_NAMED.fullmatch(m["note"].strip())
         return (value, (suffix, list(others) + [(named["word"], named["num"], named["unit"])])) if named else None
+    note = _NOTE.fullmatch(m["note"].strip())
     if note is not None:
         word = note["word"].lower()  # a statistic of the cell's values is in their unit ("avg 59.65")
         others = list(others) + [(word, note["num"]) if _STAT_COLUMN.fullmatch(word) and not note["unit"] else
