@@ -16,10 +16,10 @@ def _run(model, runs, *extra):
 
 def test_check_real_llama_completion_against_its_baseline(models, tmp):
     store = ["--baseline-dir", str(tmp / "store")]
-    assert _run(models["tiny"], 9, "--save-baseline", "tiny", *store).returncode == 0
+    # 12 runs a side: a bound needs 5 measured candidates and a relative change 4 a side, and llama-completion
+    # 0.3.36 loses its stdout in about one run in ten and its last lines in more (see test_llama); ~30 ms a run
+    assert _run(models["tiny"], 12, "--save-baseline", "tiny", *store).returncode == 0
     assert os.listdir(tmp / "store") == ["tiny.jsonl"]
-    # 12 runs: a bound needs 5 measured, and llama-completion 0.3.36 loses its stdout in about one run in ten and
-    # its last lines in more (see test_llama); each run takes ~30 ms
     assert _run(models["tiny"], 12, "--jsonl", str(tmp / "same.jsonl")).returncode == 0
     bounds = ["--fail-if", "load>60s", "--fail-if", "ttft>60s", "--fail-if", "ms_per_token>10000",
               "--fail-if", "total>+10000%"]
@@ -28,5 +28,8 @@ def test_check_real_llama_completion_against_its_baseline(models, tmp):
     assert same.returncode == 0, same.stdout + same.stderr
     result = json.loads(same.stdout)
     assert [r["outcome"] for r in result["metrics"]] == ["pass"] * 4
-    assert all(r["base_n"] >= 3 and r["cand_n"] >= 5 for r in result["metrics"]), result["metrics"]
+    # a bound reads only the candidate side; the relative change needs both (a lost line is a missing value, so a
+    # side may hold fewer figures than runs: CI once saw 2 of 9 baseline runs with a ttft)
+    assert all(r["cand_n"] >= 5 for r in result["metrics"]), result["metrics"]
+    assert [r["base_n"] >= 4 for r in result["metrics"] if r["kind"] != "bound"] == [True], result["metrics"]
     assert result["base"] == "baseline tiny"
