@@ -1572,3 +1572,15 @@ def test_round_46_47_a_mark_before_a_cell_a_list_after_its_label_and_a_pandas_fr
         ("avg accept toks", 0.693819), ("avg spec toks", 3.260625), ("accept rate", 0.212787), ("req speedup", 1.839101)]
     (run,) = read("{", '  "max_memory_allocated": [', "    6592.34130859375,", "    7586.70654296875", "  ]", "}")
     assert [f.value for f, _ in run.figures] == [6592.34130859375, 7586.70654296875]  # measured: no limit
+
+
+def test_pairs_before_a_word_value_are_read_and_a_configuration_repr_is_not():
+    # a RAG pipeline's summary ends in a path, so its pairs never end the line; a speech toolkit prints its whole
+    # configuration object (held-out round 47's final-code misses)
+    (run,) = read("[INFO] [summary] Run complete: total_queries=5, failures=0, p50_ms=6692.5, p95_ms=7286.8, "
+                  "output=output_debug\\metrics.jsonl")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("total queries", 5, None), ("failures", 0, None), ("p50 ms", 6692.5, "ms"), ("p95 ms", 7286.8, "ms")]
+    (run,) = read("OfflineRecognizerConfig(feat_config=FeatureExtractorConfig(sampling_rate=16000, feature_dim=80, "
+                  "low_freq=20, dither=0, normalize_samples=True), model_config=x)", "Elapsed seconds: 1.2 s")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("Elapsed seconds", 1.2)]

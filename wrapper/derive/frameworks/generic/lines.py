@@ -228,6 +228,9 @@ _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
 
 
 # llama.cpp's system_info ("AVX = 1 | AVX2 = 1 | FMA = 1 | …") and the like: flags, no figures.
+_CONFIG_REPR = LazyPattern(r"[A-Za-z]Config\([a-z_]+=")  # a dataclass's repr: every number in it is a setting
+
+
 _FLAGS = LazyPattern(r"(?:\w+ = [01] \| ){3}")
 
 
@@ -315,6 +318,8 @@ def _normalized(text: str) -> str:
     stripped = text.strip()
     if not stripped or "Namespace(" in stripped or "worst-case:" in stripped:
         return ""  # a tool's arguments echoed back (argparse), llama.cpp's "worst-case: n_tokens = 512": settings
+    if "Config(" in stripped and _CONFIG_REPR.search(stripped) is not None:
+        return ""  # a configuration object printed whole: "OfflineRecognizerConfig(feat_config=…(sampling_rate=16000"
     if " = 1 |" in stripped and _FLAGS.search(stripped) is not None:
         return ""  # llama.cpp's system_info: which instruction sets and features the build has
     if "%)" in stripped and _CANDIDATES.search(stripped) is not None:
