@@ -794,8 +794,8 @@ def test_nvidia_smis_gpu_row():
     # ollama/ollama issue #5166 (held-out round 19): the table nvidia-smi prints, pasted under a docker log
     (run,) = read("|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
-        ("GPU fan", 0, "%"), ("GPU temperature", 38, "\u00b0C"), ("GPU power", 16, "W"), ("GPU memory used", 114, "MiB"),
-        ("GPU memory total", 24576, "MiB"), ("GPU util", 0, "%")]
+        ("GPU fan", 0, "%"), ("GPU temperature", 38, "\u00b0C"), ("GPU power", 16, "W"), ("GPU power cap", 350, "W"),
+        ("GPU memory used", 114, "MiB"), ("GPU memory total", 24576, "MiB"), ("GPU util", 0, "%")]  # the cap: round 49
 
 
 def test_table_cells_with_a_spread_before_the_unit_pandas_index_and_a_times_sign():
@@ -1584,3 +1584,23 @@ def test_pairs_before_a_word_value_are_read_and_a_configuration_repr_is_not():
     (run,) = read("OfflineRecognizerConfig(feat_config=FeatureExtractorConfig(sampling_rate=16000, feature_dim=80, "
                   "low_freq=20, dither=0, normalize_samples=True), model_config=x)", "Elapsed seconds: 1.2 s")
     assert [(f.label, f.value) for f, _ in run.figures] == [("Elapsed seconds", 1.2)]
+
+
+def test_round_48_49_compute_rates_word_rates_bar_counts_of_shards_and_measured_n_counts():
+    # vLLM's router GEMM pandas frame in TFLOPs, GuideLLM's "458.3 gen/s", a vLLM shard bar's progress and count,
+    # ik_llama.cpp's slot release pairs, llama-server's slot save dict (held-out rounds 48 and 49)
+    (run,) = read("    batch_size  PyTorch (TFLOPs)  vLLM (TFLOPs)", "0          1.0          0.031421       0.089570",
+                  "matmul: 1755 GFLOP/s", "NPU: 45 TOPS", "model FLOPs: 1.2e12")
+    assert [(f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        (0.031421, "TFLOPs", "rate"), (0.08957, "TFLOPs", "rate"), (1755, "GFLOP/s", "rate"), (45, "TOPS", "rate"),
+        (1.2e12, None, "value")]  # a bare "FLOPs" counts operations
+    (run,) = read("Tok:  458.3 gen/s, 22484.5 tot/s, 106.1ms TTFT")
+    assert [(f.value, f.unit) for f, _ in run.figures] == [(458.3, "gen/s"), (22484.5, "tot/s"), (106.1, "ms")]
+    (run,) = read("Loading fastsafetensors checkpoint shards:  18% Completed | 3/17 [00:02<00:10,  1.37it/s]")
+    assert [(f.label, f.value) for f, _ in run.figures][:2] == [
+        ("Loading fastsafetensors checkpoint shards progress", 18), ("Loading fastsafetensors checkpoint shards done", 3)]
+    (run,) = read('INFO [ update_slots] slot released | tid="1372" timestamp=1748127305 id_slot=0 id_task=516 '
+                  "n_ctx=32768 n_past=648 n_system_tokens=0 n_cache_tokens=0 truncated=false",
+                  "{'id_slot': 0,", " 'n_saved': 243,", " 'n_written': 0,")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("n past", 648), ("n system tokens", 0), ("n cache tokens", 0), ("n saved", 243), ("n written", 0)]

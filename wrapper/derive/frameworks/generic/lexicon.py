@@ -28,7 +28,8 @@ _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "ms
 CURRENCIES = {"$": "USD", "\u20ac": "EUR", "\u00a3": "GBP", "\u20b9": "INR"}
 
 
-_RATE_UNITS = {"tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
+_RATE_UNITS = {"/min": "/min",  # "rate= 24.3/min": a load generator's requests a minute
+               "tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token",
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
@@ -91,7 +92,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -135,10 +136,14 @@ _PER_MINUTE = LazyPattern(r"(?:^|[ _])(tokens?|requests?|req)/min$")
 LIST_ITEMS = 64
 
 
+# What a llama.cpp-style "n_…" count names when it is measured ("n_past=648", "n_saved": 243), not a setting ("n_ctx")
+_MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted"
+
+
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|decoded\b|gen\b|prompt_tokens\b)|"
+                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
-                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|decoded|gen|prompt tokens)$)|budget|"
+                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
                     r"per block|units per", re.I)
 
 
@@ -250,6 +255,9 @@ _NOT_CORE = LazyPattern(r"cache|update|build|tokeniz|template|queue|wait|sav|res
                        r"\(token\)| target | from $| under | so far $| remaining $")
 
 
+_COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops")
+
+
 @functools.lru_cache(maxsize=4096)
 def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
     """(normalised unit, kind), or (None, None) when the pair is not a figure; labels and units recur line after
@@ -293,6 +301,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return unit[:-1] + "B", "size"
     if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
         return _SIZE_WORDS[low], "size"
+    if _COMPUTE_RATE.fullmatch(low) is not None or unit.strip() == "FLOPS":  # "1755 GFLOP/s", "PyTorch (TFLOPs)", "45 TOPS": arithmetic a second
+        return unit.strip(), "rate"  # (a bare "FLOPs" counts operations: "model FLOPs: 1.2e12" is no rate)
     if low.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
         return (unit if unit.endswith("/s") else low), "rate"  # "1.02 samples/second": samples/s
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
@@ -303,8 +313,6 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _ENERGY_UNITS[unit.strip()], "energy"
     if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)
         return "\u00b0C", "temperature"
-    if low == "/min":  # "rate= 24.3/min": a load generator's requests a minute
-        return "/min", "rate"
     if low == "bpw":  # "file size = 60.85 GiB (4.85 BPW)": bits per weight, a quantization's density
         return "BPW", "ratio"
     if unit in ("x", "\u00d7", "\u500d"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**", "4倍"

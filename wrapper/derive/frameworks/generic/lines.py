@@ -175,7 +175,7 @@ _GO_ONE_UNIT = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|us|\u00b5s|\u03bc
 
 
 _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P\d+\s+(?:(?P<power>\d+(?:\.\d+)?)W|N/A)\s*/\s*"
-                       r"(?:\d+(?:\.\d+)?W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
+                       r"(?:(?P<cap>\d+(?:\.\d+)?)W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
 
 
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
@@ -192,7 +192,8 @@ _NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("hugepages used", "
 _DEVICE_MEMORY = LazyPattern(r"-\s*(?P<dev>[A-Za-z][\w.-]*)\s+:.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
 
 
-_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"), ("GPU power", "power", "W"), ("GPU memory used", "used", "MiB"),
+_SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"), ("GPU power", "power", "W"), ("GPU power cap", "cap", "W"),
+                ("GPU memory used", "used", "MiB"),
                 ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
 
 
@@ -407,13 +408,13 @@ class LineShapes:
             return None
         inner = m["inner"]
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
-        self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False)
+        self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
         done = m["done"].rstrip("kMGT")
         if "B/s" in inner or "byte" in inner:  # bytes ("?B/s", "245Mbyte/s"): tqdm's unit_scale, "1.52k" is 1.52 kB
-            self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False)
+            self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False, own=True)
         else:  # "12.5k/100k [… it/s]": thousands of iterations
             count = repr(round(float(done) * MAGNITUDES[m["mag"].upper()])) if m["mag"] else done
-            self._bar_rate(f"{label} done", count, "iterations", line, routed, core=False)
+            self._bar_rate(f"{label} done", count, "iterations", line, routed, core=False, own=True)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
             if m["done"] == m["total"]:
@@ -454,12 +455,16 @@ class LineShapes:
                        line, routed)
         return s[counted.end():].strip()
 
-    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool, core: bool = True) -> None:
-        """One figure of a bar, at most BAR_VALUES per bar's label (and MAX_BAR_FIGURES per log)."""
+    def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool, core: bool = True,
+                  own: bool = False) -> None:
+        """One figure of a bar, at most BAR_VALUES per bar's label (and MAX_BAR_FIGURES per log). ``own``: the bar's
+        progress, count or size, never noise whatever its description names ("Loading checkpoint shards done":
+        shards loaded, no shard's index)."""
         seen = self._bar_values.get(label, 0)
         if label and seen < BAR_VALUES and len(self._bar_values) < MAX_BARS:
             self._bar_values[label] = seen + 1
-            self._add(label, num_text, unit, line, routed, core=core, bar=True)
+            noise_label = label.rpartition(" ")[2] if own else None
+            self._add(label, num_text, unit, line, routed, noise_label=noise_label, core=core, bar=True)
 
     def _unit_at_end(self, s: str, line: str, routed: bool) -> bool:
         """Values whose unit closes the line: "… creation: CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)"
