@@ -1604,3 +1604,15 @@ def test_round_48_49_compute_rates_word_rates_bar_counts_of_shards_and_measured_
                   "{'id_slot': 0,", " 'n_saved': 243,", " 'n_written': 0,")
     assert [(f.label, f.value) for f, _ in run.figures] == [
         ("n past", 648), ("n system tokens", 0), ("n cache tokens", 0), ("n saved", 243), ("n written", 0)]
+
+
+def test_a_csv_row_of_dashes_keeps_its_table_open_and_glued_bar_redraws_are_each_read():
+    # NVIDIA NIM per-model CSV with a model not measured ("…,-,-"); a tqdm bar pasted without its carriage returns
+    # (held-out round 48-b)
+    (run,) = read("name,ttft,tps", "openai/gpt-oss-120b,1602,148.6", "google/diffusiongemma-26b-a4b-it,-,-",
+                  "minimaxai/minimax-m2.7,14759,40.6")
+    assert [f.value for f, _ in run.figures] == [1602, 148.6, 14759, 40.6]
+    (run,) = read("Loading checkpoint shards:  33%|███▎      | 1/3 [00:01<00:02,  1.14s/it]Loading checkpoint shards:"
+                  "  67%|██████▋   | 2/3 [00:02<00:01,  1.09s/it]")
+    assert [(f.label, f.value) for f, _ in run.figures if f.unit == "s/it"] == [
+        ("Loading checkpoint shards", 1.14), ("Loading checkpoint shards", 1.09)]

@@ -402,10 +402,19 @@ class LineShapes:
         estimate of the time left ("… elapsed so far", "… remaining"); its percentage done ("… progress") and its
         count done ("… done", iterations; a download's "1.52k/1.52k [… ?B/s]": "… size", kB), which fill no core
         key; at most BAR_VALUES of each per bar (a redrawn bar prints new ones each time). The rest of its
-        description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar."""
+        description and of its brackets after the rate, to be read as any text; None when ``s`` is no bar. Redraws
+        glued on one line (a paste that lost its carriage returns: "…1.14s/it]Loading checkpoint shards:  67%|…")
+        are each read."""
         m = _BAR.match(s)
         if m is None:
             return None
+        while (after := _BAR.match(s, m.end())) is not None:
+            self._one_bar(m, line, routed)
+            m = after
+        return self._one_bar(m, line, routed)
+
+    def _one_bar(self, m: re.Match, line: str, routed: bool) -> str:
+        """One bar's figures (``_bar``); what is left of it to be read as any text."""
         inner = m["inner"]
         label = _label(m["desc"]) if m["desc"] else BAR_LABEL
         self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)

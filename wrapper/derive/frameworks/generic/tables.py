@@ -119,6 +119,11 @@ _RULE_CHARS = frozenset("-:=+ ") | frozenset(chr(c) for c in range(0x2500, 0x258
 _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|conc|threads?|n)\s*[=:]?\s*\d+", re.I)
 
 
+# A CSV cell that stands for a value not measured ("google/diffusiongemma-26b-a4b-it,-,-"): the row keeps its place
+# among the numbers, and the header stays open for the rows under it
+_NOT_MEASURED = frozenset(("-", "\u2014", "n/a", "na", "nan", "null", "none"))
+
+
 def _contradicted(column: str, unit: str) -> bool:
     """Whether a cell's unit says another kind than its column's name ("18 token(s)" under "load duration": a
     table whose cells shifted under the wrong columns); False when the name says no kind plainly (only a name
@@ -426,7 +431,7 @@ class TableShapes:
         if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
             return False
         valued = [_CSV_NUMBER.fullmatch(c.strip()) or _csv_with_unit(c.strip()) for c in cells]
-        numeric = [v is not None for v in valued]
+        numeric = [v is not None or c.strip().lower() in _NOT_MEASURED for v, c in zip(valued, cells)]
         if header is not None and (all(numeric) and len(cells) == len(header) or (
                 len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells)
                 or len(cells) == len(header) >= MIN_CSV_COLUMNS + 2 and sum(numeric) >= 2)  # names, flags, a path
