@@ -1616,3 +1616,14 @@ def test_a_csv_row_of_dashes_keeps_its_table_open_and_glued_bar_redraws_are_each
                   "  67%|██████▋   | 2/3 [00:02<00:01,  1.09s/it]")
     assert [(f.label, f.value) for f, _ in run.figures if f.unit == "s/it"] == [
         ("Loading checkpoint shards", 1.14), ("Loading checkpoint shards", 1.09)]
+
+
+def test_round_51_a_trainers_metric_dict_a_full_stop_after_a_trailing_label_and_a_clock_duration():
+    # TRL's GRPO metrics dict, vLLM's sleep mode line (held-out round 51-a); Inspect's "total time: 0:05:43" (48-a)
+    (run,) = read("{'num_tokens': 5587.0, 'completions/mean_length': 52.75, 'completions/max_length': 85.0}")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("num tokens", 5587), ("completions/mean length", 52.75), ("completions/max length", 85)]
+    (run,) = read("Sleep mode freed 51.57 GiB memory, 49.25 GiB memory is still in use.")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("Sleep mode freed", 51.57), ("memory is still in use", 49.25)]
+    (run,) = read("│ total time:                 0:05:43                  │", "start time: 12:03:44")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("total time", 343, "s")]  # a start is a moment

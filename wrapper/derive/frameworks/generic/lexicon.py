@@ -182,7 +182,9 @@ _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 
 
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
-_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued|avg|average|mean)\b|\bper step\b", re.I)
+# ("completions/max length": a namespaced metric, as trainers log them, is a statistic of what was measured)
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued|avg|average|mean)\b|\bper step\b"
+                        r"|[a-z]/(?:min|max)\b", re.I)
 
 
 # "batch size 8", "page size by 0.99%": settings, adjustments ("Size Reduction 49.7%" is a quantization's result)

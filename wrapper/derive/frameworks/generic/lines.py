@@ -54,7 +54,8 @@ _BEFORE = (
     # "End to End Latency (ms) avg: 328.207": a statistic between the bracketed unit and the colon
     ("bracket", LazyPattern(r"\s*[:=]\s*(?P<stat>gva|naem|naidem|xam|nim|dts|(?:\d\.)?\d{1,2}p)\s+\)(?P<unit>[^()]{1,16})\("
                             r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
-    ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w .-]*[A-Za-z][\w.-]*)\1")),  # '"duration_ms": 8687', Python's dict repr
+    # '"duration_ms": 8687', Python's dict repr ("'completions/mean_length': 52.75": a quoted key may hold a slash)
+    ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w ./-]*[A-Za-z][\w./-]*)\1")),
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
     ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
@@ -74,9 +75,14 @@ _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
 
 # A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
 # "20 generation tokens", "0 cached tokens and 118010 new tokens at …": words (and maybe the unit) up to a
-# separator, "and"/"at", or the line's end.
-_AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,3}?)(?:\s+(?P<unit>" + _UNIT
-                    + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|$)")
+# separator, "and"/"at", or the line's end (a sentence's full stop: "49.25 GiB memory is still in use.").
+_AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,4}?)(?:\s+(?P<unit>" + _UNIT
+                    + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|\.?$)")
+
+
+# A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
+_CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
+                              r"(?![\d:.])")
 
 
 # A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
@@ -508,6 +514,8 @@ class LineShapes:
                 taken.append((m.start(), end))
         if "->" in s or "\u2192" in s or "=>" in s:
             self._arrows(s, line, routed, taken)
+        if ":" in s and (clock := _CLOCK_DURATION.search(s)) is not None:
+            self._clock_duration(clock, line, routed, taken)
         if "-" in s or "\u2013" in s or "\u2014" in s:
             self._ranges(s, line, routed, taken)
         if "/" in s:
@@ -550,6 +558,15 @@ class LineShapes:
                 self._add(_label(found[1]), repr(ms), "ms", line, routed)
             taken.append(m.span())
         return self._values(s, line, routed, taken, heading)
+
+    def _clock_duration(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
+        """A duration printed as a clock after its label ("total time:   0:05:43", "Elapsed = 01:02:03.5"), in
+        seconds; a label that names a moment ("start time: 12:03:44") is a clock reading, none."""
+        label = _label(m["label"])
+        if _unit_kind(None, _words(label))[1] == "duration":
+            seconds = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
+            self._add(label, repr(round(seconds, 6)), "s", line, routed)
+            taken.append(m.span())
 
     def _percentiles(self, s: str, line: str, routed: bool) -> bool:
         """fio's percentiles, a few a line under their heading ("clat percentiles (usec):"): "clat percentiles p50"
