@@ -1627,3 +1627,27 @@ def test_round_51_a_trainers_metric_dict_a_full_stop_after_a_trailing_label_and_
     assert [(f.label, f.value) for f, _ in run.figures] == [("Sleep mode freed", 51.57), ("memory is still in use", 49.25)]
     (run,) = read("│ total time:                 0:05:43                  │", "start time: 12:03:44")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("total time", 343, "s")]  # a start is a moment
+
+
+def test_round_50_51_b_long_csv_quoted_values_with_units_camel_unit_keys_per_item_times_and_a_second_ruled_table():
+    # Nsight Compute's long CSV, nvidia-smi's JSON, a harness's camelCase keys, tqdm's "s/prompt", a shell script's
+    # two ruled tables under headings (held-out rounds 50-b and 51-b)
+    (run,) = read("kernel_id,section,metric_name,value",
+                  "kernel_0001_67bdb7e29d1bb4e0ca0aec954ef18af3,SpeedOfLight,DRAM Throughput,19.66")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("kernel 0001 SpeedOfLight DRAM Throughput", 19.66)]
+    (run,) = read("{", '    "memory.used [MiB]": "15277 MiB",', '    "power.draw [W]": "11.69 W",',
+                  '    "maximumDockerRssMiB": 352.18359375,', '    "average_committed_per_verify": 2.76', "}")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("memory.used", 15277, "MiB"), ("power.draw", 11.69, "W"), ("maximumDockerRssMiB", 352.18359375, "MiB"),
+        ("average committed per verify", 2.76, None)]  # "committed" names no git commit
+    (run,) = read("benchmark: 100%|██████████| 20/20 [04:43<00:00, 14.18s/prompt, match=0]",
+                  "Done triviaqa: 200 samples in 1654.0s (8.27s/sample)")
+    assert [(f.value, f.unit) for f, _ in run.figures if f.unit and f.unit.startswith("s/")] == [
+        (14.18, "s/prompt"), (8.27, "s/sample")]
+
+
+def test_a_second_ruled_table_under_a_heading_takes_its_own_header():
+    text = ("prompt_tokens | max_tokens | latency_ms\n------------------\n   20 |  32 | 800\n\n=== Benchmark 2 ===\n"
+            "concurrency | total_requests | total_time_ms | avg_latency_ms\n------------------\n   1 |  4 | 3656 | 914\n")
+    figures = [(f["label"], f["value"]) for rep in frameworks.parse_lines(text) for f in rep["figures"]]
+    assert ("avg latency ms", 914) in figures and ("latency ms", 800) in figures

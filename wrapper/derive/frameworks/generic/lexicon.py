@@ -40,6 +40,9 @@ _RATE_UNITS = {"/min": "/min",  # "rate= 24.3/min": a load generator's requests 
                "ms / token": "ms/token", "ms / tok": "ms/token", "fps": "fps", "toks/s": "tokens/s", "toks/sec": "tokens/s",
                "tokens/second": "tokens/s", "token/second": "tokens/s",
                "s/it": "s/it", "qps": "req/s", "rps": "req/s",
+               # time per item, as tqdm's unit_scale prints it ("8.27s/sample", "14.18s/prompt")
+               "s/sample": "s/sample", "s/prompt": "s/prompt", "s/image": "s/image", "s/step": "s/step",
+               "s/request": "s/request", "s/batch": "s/batch", "s/query": "s/query",
                "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min", "tokens/secs": "tokens/s",
                "token/secs": "tokens/s", "token/min": "tokens/min", "tok/min": "tokens/min", "toks/min": "tokens/min",
                "reqs/s": "req/s", "tokens/\u79d2": "tokens/s", "token/\u79d2": "tokens/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
@@ -90,7 +93,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries", "instances": "instances", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
 
 
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/t(?:ok(?:en)?)?|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
@@ -141,7 +144,7 @@ _MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt to
 
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
+                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
                     r"per block|units per", re.I)
@@ -255,6 +258,11 @@ _SEP = LazyPattern(r"[\s_]+")
 _NOT_CORE = LazyPattern(r"cache|update|build|tokeniz|template|queue|wait|sav|restor|check|per token|/token|sampl|encod|"
                        r"validat|schedul|compil|graph|warm|download|fetch|lookup|mean|median|p\d\d|std|avg|max|min|\u00b1|step|layer|"
                        r"\(token\)| target | from $| under | so far $| remaining $")
+
+
+# nvidia-smi's --format=csv header names its units in square brackets ("memory.used [MiB]"), its cells print them
+# ("18604 MiB"): read as a column "(MiB)" (and its JSON form's keys: "power.draw [W]": "11.69 W")
+_SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 
 _COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops")
@@ -467,7 +475,7 @@ def _named_unit(shape: Optional[str], label: Optional[str]) -> Optional[str]:
     return None
 
 
-_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?<![KMGT]i)(?=[A-Z])")  # "maximumDockerRssMiB": "…_rss_mib", a size
 
 
 _HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n_tokens, not the noise "n")

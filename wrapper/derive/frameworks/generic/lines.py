@@ -212,7 +212,7 @@ BAR_LABEL = "progress bar"  # the label of a bar that prints no description
 
 
 
-_BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it)\b")
+_BAR_RATE = LazyPattern(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+/s|s/it|s/(?:sample|prompt|image|step|request|batch|query))\b")
 
 
 BAR_VALUES = 64

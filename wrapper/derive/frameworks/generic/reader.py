@@ -243,7 +243,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""
         if stripped.startswith("|") and "th=[" in stripped and self._percentiles(stripped, text, routed):
             return True  # fio's " |  1.00th=[13042],  5.00th=[14353], …": no table
-        if stripped.startswith("|") or stripped.count("|") >= 2 and (self._header is not None or self._ruled_above(stripped)):
+        # (a new header and its rule above the row open a table of their own, though the last one's stays open: the
+        # heading line between them was never fed)
+        if stripped.startswith("|") or stripped.count("|") >= 2 and (self._ruled_above(stripped) or self._header is not None):
             self._table(stripped, text, routed)
             return True
         if stripped[0] == "+" and self._header is not None and set(stripped) <= _RULE_CHARS:

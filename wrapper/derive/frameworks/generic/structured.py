@@ -5,7 +5,7 @@ import json
 import re
 
 from ....core.lazy_re import LazyPattern
-from .lexicon import LIST_ITEMS, _STAT_COLUMN, _UNITLESS_DURATION, _bracket_unit, _key_unit, _label
+from .lexicon import LIST_ITEMS, _SQUARE_UNIT, _STAT_COLUMN, _UNIT, _UNITLESS_DURATION, _bracket_unit, _key_unit, _label
 
 
 # JSON printed over several lines (indent=2): one member a line, its objects' names giving the labels ("request_latency"
@@ -13,7 +13,8 @@ from .lexicon import LIST_ITEMS, _STAT_COLUMN, _UNITLESS_DURATION, _bracket_unit
 _MEMBER = LazyPattern(r"\"(?P<key>[^\"]{1,60})\"\s*:\s*(?P<value>\{|\[|\"[^\"]*\"|[-+]?\d[\d.eE+-]*|true|false|null)\s*,?")
 
 
-_QUOTED_NUMBER = LazyPattern(r'"[-+]?\d+(?:\.\d+)?"')
+# a number quoted, maybe with its unit: "tokens_per_second": "161.70", "power.draw [W]": "11.69 W" (nvidia-smi as JSON)
+_QUOTED_NUMBER = LazyPattern(r'"(?P<num>[-+]?\d+(?:\.\d+)?)(?:\s*(?P<unit>' + _UNIT + r'))?"')
 
 
 _ARRAY_ITEM = LazyPattern(r"([-+]?\d[\d.eE+-]*)\s*,?")  # one number of a JSON array printed one a line
@@ -94,9 +95,11 @@ class StructuredShapes:
             nest = nest + [[key, None, 0 if value == "[" else None]]
         elif key == "unit" and value.startswith('"') and nest:
             nest[-1][1] = value.strip('"')
-        elif value[0].isdigit() or value[0] in "+-" or _QUOTED_NUMBER.fullmatch(value) is not None:
-            value = value.strip('"')  # "tokens_per_second": "161.70"
+        elif value[0].isdigit() or value[0] in "+-" or (quoted := _QUOTED_NUMBER.fullmatch(value)) is not None:
             name, unit = nest[-1][:2] if nest else (None, None)
+            if value[0] == '"':
+                value, unit = quoted["num"], quoted["unit"] or unit
+                key = _SQUARE_UNIT.sub(r" (\1)", key)  # "memory.used [MiB]": the unit in brackets
             label = f"{name} {key}" if name else key
             km = _bracket_unit(key) if key.endswith(")") else None  # "Time taken for tests (s)": 375.537
             if km is not None:

@@ -10,7 +10,7 @@ from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms
 from .lexicon import (
     CURRENCIES, MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _MEMORY, _NOT_A_DURATION, _NUM, _STAT_COLUMN,
-    _UNIT, _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
+    _SQUARE_UNIT, _UNIT, _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
 from .lines import _MULTI_DURATION
 
 
@@ -82,9 +82,6 @@ MAX_HEADER_CELL_CHARS = 40
 _CSV_NAME = LazyPattern(r"[A-Za-z_][\w()/%.-]*(?: [\w()\[\]/%.-]+){0,3}")
 
 
-# nvidia-smi's --format=csv header names its units in square brackets ("memory.used [MiB]"), its cells print them
-# ("18604 MiB"): read as a column "(MiB)"
-_SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 
 _CSV_NUMBER = LazyPattern(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|")
@@ -122,6 +119,13 @@ _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|co
 # A CSV cell that stands for a value not measured ("google/diffusiongemma-26b-a4b-it,-,-"): the row keeps its place
 # among the numbers, and the header stays open for the rows under it
 _NOT_MEASURED = frozenset(("-", "\u2014", "n/a", "na", "nan", "null", "none"))
+
+
+# The column of a long-form CSV's values, one a row, named by the cells before it ("metric_name,value")
+_VALUE_COLUMNS = frozenset(("value", "metric_value", "metric value", "val", "result"))
+
+
+_HEX_TAIL = LazyPattern(r"_[0-9a-f]{12,}$")  # "kernel_0001_67bdb7e29d1bb4e0ca0aec954ef18af3": a hash after the name
 
 
 def _contradicted(column: str, unit: str) -> bool:
@@ -432,6 +436,10 @@ class TableShapes:
             return False
         valued = [_CSV_NUMBER.fullmatch(c.strip()) or _csv_with_unit(c.strip()) for c in cells]
         numeric = [v is not None or c.strip().lower() in _NOT_MEASURED for v, c in zip(valued, cells)]
+        if header is not None and len(cells) == len(header) >= MIN_CSV_COLUMNS and header[-1].strip().lower() in \
+                _VALUE_COLUMNS and numeric[-1] and not any(numeric[:-1]):
+            self._long_row(header, cells, line, routed)  # "kernel_id,section,metric_name,value": one figure a row
+            return True
         if header is not None and (all(numeric) and len(cells) == len(header) or (
                 len(header) - 2 <= len(cells) <= len(header) and 2 * sum(numeric) >= len(cells)
                 or len(cells) == len(header) >= MIN_CSV_COLUMNS + 2 and sum(numeric) >= 2)  # names, flags, a path
@@ -459,6 +467,17 @@ class TableShapes:
             return True
         return False
 
+    def _long_row(self, header: list, cells: list, line: str, routed: bool) -> None:
+        """A row of a CSV in long form (Nsight Compute's "kernel_0001_67bd…,SpeedOfLight,DRAM Throughput,19.66"):
+        its value labelled by its names (an id's hex tail left out), its unit from a unit column when there is one."""
+        names, unit = [], None
+        for name, cell in zip(header[:-1], cells[:-1]):
+            if name.strip().lower() in ("unit", "units", "metric_unit"):
+                unit = cell.strip() or None
+            elif cell.strip():
+                names.append(_HEX_TAIL.sub("", cell.strip()))
+        self._add(_label(" ".join(names)), cells[-1].strip(), unit, line, routed, bare=True)
+
     def _ruled_above(self, row: str) -> bool:
         """Whether the row being read is the first under a header of names apart by bars but no outer ones, with a
         rule of dashes alone under it ("instances | parallel | throughput_tps" then "------" then "2.0 | 64.0 |
@@ -470,10 +489,10 @@ class TableShapes:
         if len(rule) < 3 or set(rule) - _RULE_CHARS or "-" not in rule:
             return False
         above = self.line_before(2)
+        if above and above.count("|") == row.count("|") - 1:  # its first name taken for a compose service's
+            above = self.line_before(2, raw=True) or above     # ("instances | …", "prompt_tokens | max_tokens | …")
         if not above or above.count("|") < 2 or len(above) > MAX_LINE_CHARS or _BARE_DIGIT_CELL.search(above):
             return False
-        if above.count("|") == row.count("|") - 1:  # its first name taken for a compose service's ("instances | …")
-            above = self.line_before(2, raw=True) or above
         self._header, self._ruled = [c.strip() for c in above.strip().strip("|").split("|")], True
         return True
 
