@@ -1651,3 +1651,9 @@ def test_a_second_ruled_table_under_a_heading_takes_its_own_header():
             "concurrency | total_requests | total_time_ms | avg_latency_ms\n------------------\n   1 |  4 | 3656 | 914\n")
     figures = [(f["label"], f["value"]) for rep in frameworks.parse_lines(text) for f in rep["figures"]]
     assert ("avg latency ms", 914) in figures and ("latency ms", 800) in figures
+
+
+def test_a_pair_in_markdown_bold_that_ends_its_line():
+    # a FlagEmbedding reranker's timing print, pasted in bold (held-out round 53-a)
+    (rep,) = frameworks.parse_lines("**total rank time = 1.2703969478607178**\n")
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [("total rank time", 1.2703969478607178)]
