@@ -1657,3 +1657,18 @@ def test_a_pair_in_markdown_bold_that_ends_its_line():
     # a FlagEmbedding reranker's timing print, pasted in bold (held-out round 53-a)
     (rep,) = frameworks.parse_lines("**total rank time = 1.2703969478607178**\n")
     assert [(f["label"], f["value"]) for f in rep["figures"]] == [("total rank time", 1.2703969478607178)]
+
+
+def test_round_52_b_criterion_wrk2_spectrum_an_abbreviated_label_and_time_per_token_in_microseconds():
+    # BitNet-rs's criterion output, wrk2 against Azure, xgrammar's benchmark (held-out round 52-b)
+    reps = frameworks.parse_lines("sampling_strategy_sample\n                        time:   [946.59 µs 947.60 µs 948.65 µs]\n"
+                                  "  Thread calibration: mean lat.: 3225.443ms, rate sampling interval: 9486ms\n"
+                                  "Mask generation time (us/token): 35.7277\n")
+    assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
+        ("sampling strategy sample time", 947.6, "us"), ("sampling strategy sample time low", 946.59, "us"),
+        ("sampling strategy sample time high", 948.65, "us"), ("mean lat", 3225.443, "ms"),
+        ("rate sampling interval", 9486, "ms"), ("Mask generation time", 35.7277, "us/token")]
+    reps = frameworks.parse_lines("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"
+                                  "      43.487     0.000000            1         1.00\n")
+    assert [(f["label"], f["value"]) for r in reps for f in r["figures"]][:3] == [
+        ("Value", 43.487), ("Percentile", 0), ("TotalCount", 1)]

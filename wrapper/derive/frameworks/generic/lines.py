@@ -57,8 +57,9 @@ _BEFORE = (
     # '"duration_ms": 8687', Python's dict repr ("'completions/mean_length': 52.75": a quoted key may hold a slash)
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w ./-]*[A-Za-z][\w./-]*)\1")),
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
-    # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields)
-    ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
+    # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields), "mean lat.: 3225.443ms"
+    # (an abbreviation's full stop)
+    ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]\.?|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
     # "PREFILL ~66 tok/s": about so many; "torch.matmul 1.003 ms": a dotted name
     ("spaced", LazyPattern(r"~?\s+(?P<label>[\w -]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*[^\W\d_])(?![\w.])")),
 )
@@ -83,6 +84,13 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 # A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
 _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
                               r"(?![\d:.])")
+
+
+# criterion's (Rust) estimate between the ends of its confidence interval: "time:   [946.59 µs 947.60 µs 948.65 µs]",
+# "thrpt:  [1.0541 GiB/s 1.0553 GiB/s 1.0565 GiB/s]"
+_CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P<lo>" + _NUM + r")\s*(?P<u1>" + _UNIT
+                         + r")\s+(?P<est>" + _NUM + r")\s*(?P<u2>" + _UNIT + r")\s+(?P<hi>" + _NUM + r")\s*(?P<u3>"
+                         + _UNIT + r")\]")
 
 
 # A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
@@ -501,7 +509,7 @@ class LineShapes:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
-        if "[" in s and ("," in s or "] " in s):
+        if "[" in s and ("," in s or "] " in s or s.endswith("]")):
             self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -637,6 +645,10 @@ class LineShapes:
         """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
         most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
         1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
+        if (m := _CRITERION.search(s)) is not None:  # Rust's criterion: "time:   [946.59 µs 947.60 µs 948.65 µs]"
+            self._criterion(m, line, routed)
+            taken.append(m.span())
+            return
         m = _NAMED_LIST.search(s)
         if m is not None and m["names"] == "code:count":  # vegeta's "Status Codes  [code:count]  0:14  200:236"
             for code, count in _CODE_COUNT.findall(m["values"]):
@@ -658,6 +670,18 @@ class LineShapes:
                 self._add(f"{head} [{i + 1}]", item.strip(), _key_unit(m["label"].strip().replace(" ", "_")),
                           line, routed, bare=True)
             taken.append(m.span())
+
+    def _criterion(self, m: re.Match, line: str, routed: bool) -> None:
+        """criterion's estimate and its confidence interval: "sampling_strategy_sample  time: [lo est hi]" gives
+        "sampling_strategy_sample time" (the estimate), "… low" and "… high"; the benchmark's name is on the line
+        above when it is too long to share one."""
+        name = m["name"].strip()
+        if not name and self.line_before is not None:  # its name alone above, or above its "time:" (for "thrpt:")
+            name = (self.line_before(1) or "").split("time:")[0].strip()
+            name = "" if "[" in name or ":" in name else name
+        label = _label(f"{name} {m['what']}".strip())
+        for suffix, num, unit in (("", m["est"], m["u2"]), (" low", m["lo"], m["u1"]), (" high", m["hi"], m["u3"])):
+            self._add(label + suffix, num, unit, line, routed, core=not suffix)
 
     def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
         m = _SHELL_TIME.search(s)

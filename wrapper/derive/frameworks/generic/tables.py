@@ -317,7 +317,7 @@ class TableShapes:
         indented = self._spaced_indented
         least = 1 if pair or len(cells) > MIN_SPACED_COLUMNS else 2  # under a header of 4+ names one value is a row
         if header is None and sum(v is not None for v in values) >= least and self.line_before is not None:
-            header = original = self._header_above(len(cells))
+            header = original = self._header_above(len(cells), named=values[0] is None)
             indented = self._spaced_indented
         if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
@@ -391,7 +391,7 @@ class TableShapes:
                 return None
         return None
 
-    def _header_above(self, columns: int) -> Optional[list]:
+    def _header_above(self, columns: int, named: bool = True) -> Optional[list]:
         """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
         cells (or one fewer: no corner above the rows' names), none of them a value ("Benchmark  Time  CPU"); a
         rule between the two ("-----") is passed over."""
@@ -408,13 +408,16 @@ class TableShapes:
             # frame's index name ("task_id") under its header
             back += 1
             above = self.line_before(back)
-        if not above or len(above) > MAX_LINE_CHARS or back > skipped and any(c.isdigit() for c in above):
-            return None  # a header met past blank lines is names only
+        if not above or len(above) > MAX_LINE_CHARS or back > skipped and any(
+                c.isdigit() for cell in _COLUMN_GAP.split(above.strip()) if not any(ch.isalpha() for ch in cell) for c in cell):
+            return None  # a header met past blank lines is names only (wrk2's "1/(1-Percentile)" is one)
         indented = above.lstrip(">")[:1].isspace()
         above = above.strip()
         if above[:1] == ">":
             above = above.lstrip("> ")
         cells = _COLUMN_GAP.split(above)
+        if not named and len(cells) < columns == len(above.split()):  # a row of values only under names one space
+            cells = above.split()  # apart ("TotalCount 1/(1-Percentile)", wrk2); "MIN:" names its row: no corner
         if not columns - 1 <= len(cells) <= columns or len(cells) < MIN_SPACED_COLUMNS - 1:
             return None
         self._spaced_indented = indented
