@@ -1672,3 +1672,14 @@ def test_round_52_b_criterion_wrk2_spectrum_an_abbreviated_label_and_time_per_to
                                   "      43.487     0.000000            1         1.00\n")
     assert [(f["label"], f["value"]) for r in reps for f in r["figures"]][:3] == [
         ("Value", 43.487), ("Percentile", 0), ("TotalCount", 1)]
+
+
+def test_round_55_a_a_dash_after_a_units_brackets_and_a_time_of_something_printed_as_a_clock():
+    # setfit's benchmark before an ONNX export, TensorRT-LLM's engine build (held-out round 55-a)
+    reps = frameworks.parse_lines("Model size (MB) - 86.68\nAverage latency (ms) - 6.23 +\\- 0.51\n"
+                                  "[TRT-LLM] [I] Build phase peak memory: 4851.33 MB, children: 24.88 MB\n"
+                                  "[TRT-LLM] [I] Total time of building all engines: 00:00:06\n"
+                                  "llama_model_load_from_file_impl: using device Vulkan0 (AMD Radeon RX 6600M) - 8176 MiB free\n")
+    assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
+        ("Model size", 86.68, "MB"), ("Average latency", 6.23, "ms"), ("Build phase peak memory", 4851.33, "MB"),
+        ("children", 24.88, "MB"), ("Total time of building all engines", 6, "s"), ("free", 8176, "MiB")]

@@ -106,7 +106,7 @@ _UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KMGT](?![\w/=.]))"
 
 
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
-_PLUS_MINUS = r"\s*(?:\u00b1|\+/-)\s*"
+_PLUS_MINUS = r"\s*(?:\u00b1|\+/-|\+\\-)\s*"  # "±", "+/-", setfit's "+\\-"
 
 
 # A change from one value to another: "Decode: 12.3 -> 15.6 tok/s", a cell "37.9 -> 37.6 (Max 38.1)" (its last bracket
@@ -145,7 +145,7 @@ _MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt to
 
 
 _NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
-                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
+                    r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished|phase)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
                     r"per block|units per", re.I)

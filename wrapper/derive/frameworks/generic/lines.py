@@ -51,6 +51,9 @@ _SPOKEN_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:hours?|hrs?|h|minu
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
     ("bracket", LazyPattern(r"[~\u2248]?\s*[:=]?\s*\)(?P<unit>[^()]{1,40})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
+    # "Model size (MB) - 86.68": a dash after a unit's brackets, as setfit's benchmark prints it ("using device
+    # Vulkan0 (AMD Radeon RX 6600M) - 8176 MiB free" names a device in its brackets: no unit, no dash shape)
+    ("bracket", LazyPattern(r"\s*-(?= )\s*\)(?P<unit>[^()\s\d][^()\s]{0,11})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     # "End to End Latency (ms) avg: 328.207": a statistic between the bracketed unit and the colon
     ("bracket", LazyPattern(r"\s*[:=]\s*(?P<stat>gva|naem|naidem|xam|nim|dts|(?:\d\.)?\d{1,2}p)\s+\)(?P<unit>[^()]{1,16})\("
                             r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
@@ -82,6 +85,8 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 
 
 # A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
+# "Total time of building all engines: 00:00:06" (TensorRT-LLM): a time of something, no moment
+_CLOCK_LABEL = LazyPattern(r"^(?:total |elapsed |wall )?time (?:of|for|to|taken)\b|\b(?:took|elapsed|duration)\b", re.I)
 _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
                               r"(?![\d:.])")
 
@@ -571,7 +576,7 @@ class LineShapes:
         """A duration printed as a clock after its label ("total time:   0:05:43", "Elapsed = 01:02:03.5"), in
         seconds; a label that names a moment ("start time: 12:03:44") is a clock reading, none."""
         label = _label(m["label"])
-        if _unit_kind(None, _words(label))[1] == "duration":
+        if _unit_kind(None, _words(label))[1] == "duration" or _CLOCK_LABEL.search(label) is not None:
             seconds = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
             self._add(label, repr(round(seconds, 6)), "s", line, routed)
             taken.append(m.span())
