@@ -1683,3 +1683,9 @@ def test_round_55_a_a_dash_after_a_units_brackets_and_a_time_of_something_printe
     assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
         ("Model size", 86.68, "MB"), ("Average latency", 6.23, "ms"), ("Build phase peak memory", 4851.33, "MB"),
         ("children", 24.88, "MB"), ("Total time of building all engines", 6, "s"), ("free", 8176, "MiB")]
+
+
+def test_a_lead_label_with_a_fraction_names_the_bracketed_time_after_an_unlabelled_number():
+    # llm.c's train_gpt2cu: "step 1/74: train loss 4.367631 (80.639749 ms)" (a held-out round 32 miss)
+    (run,) = read("step 1/74: train loss 4.367631 (80.639749 ms)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("step 1/74", 80.639749, "ms")]

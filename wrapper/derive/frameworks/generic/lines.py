@@ -30,7 +30,7 @@ _BEFORE_CHARS = 96
 _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)\s?/\s?(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
 
 
-_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w -]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
+_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
