@@ -1689,3 +1689,16 @@ def test_a_lead_label_with_a_fraction_names_the_bracketed_time_after_an_unlabell
     # llm.c's train_gpt2cu: "step 1/74: train loss 4.367631 (80.639749 ms)" (a held-out round 32 miss)
     (run,) = read("step 1/74: train loss 4.367631 (80.639749 ms)")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("step 1/74", 80.639749, "ms")]
+
+
+def test_round_56_a_comfy_table_rows_and_markdown_rows_after_a_prefix_and_ms_per_capital_t():
+    # mistral.rs's x86 sweep: its bench's comfy-table rows and llama-bench's rows, each after a label the script
+    # put in front (held-out round 56-a)
+    (run,) = read("mrs q4k │ Prefill (128 tokens)        ┆ 161.6 ± 0.2 ┆ 792.00 ms (prefill)   │",
+                  "mrs q4k │ Decode (128 tokens @ d128)  ┆ 33.6 ± 0.0  ┆ 29.73 ms/T            │",
+                  "lcp q4k | qwen3 4B Q4_K - Medium         |   2.32 GiB |     4.02 B | CPU        |      16 |"
+                  "           pp128 |        381.49 ± 3.46 |")
+    found = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert any("Prefill (128 tokens)" in label and (value, unit) == (792, "ms") for label, value, unit in found)
+    assert any("Decode (128 tokens @ d128)" in label and (value, unit) == (29.73, "ms/token") for label, value, unit in found)
+    assert any(value == 381.49 for _, value, _ in found) and any(value == 2.32 for _, value, _ in found)

@@ -241,7 +241,7 @@ _UNIT_AT_END = LazyPattern(r"\s\((?P<unit>[KMGT]i?B|[KMGT]B|ms|us|s)\)$")
 _UNIT_ITEM = LazyPattern(r"(?:(?P<head>[^:]*[A-Za-z][^:]*):\s*)?(?P<label>[A-Za-z][\w -]*?)\s+(?P<num>[-+]?\d+(?:\.\d+)?)")
 
 
-_BOX_BARS = str.maketrans("\u2502\u2503\u2551", "|||")
+_BOX_BARS = str.maketrans("\u2502\u2503\u2551\u2506", "||||")  # "│", "┃", "║"; comfy-table's (Rust) "┆" between cells
 
 
 _CANDIDATES = LazyPattern(r"(?:\(\s*\S*\s+\d+(?:\.\d+)?%\)\s*){3}")
@@ -350,6 +350,10 @@ def _normalized(text: str) -> str:
             return ""
     if stripped[0] in "\u2502\u2503\u2551":
         stripped = stripped.translate(_BOX_BARS)
+    elif "\u2506" in stripped and "\u2502" in stripped:  # a comfy-table row after a prefix ("mrs q4k │ Prefill ┆ …")
+        stripped = "| " + stripped.translate(_BOX_BARS)
+    elif stripped[-1] == "|" and stripped[0] != "|" and stripped.count(" | ") >= 2:  # a markdown row after a prefix
+        stripped = "| " + stripped  # ("lcp q4k | qwen3 4B Q4_K - Medium | 2.32 GiB | …", grep's or a script's)
     if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
         stripped = stripped.translate(_PLAIN_PUNCTUATION)
     return stripped

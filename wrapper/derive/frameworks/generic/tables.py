@@ -278,6 +278,15 @@ def _row_cells(s: str) -> list:
     return cells
 
 
+def _row_name(cells: list, values: list, fractions: list, headed: bool) -> Optional[str]:
+    """The name of a table's row: its first text cell; with no header every name it holds ("mrs q4k │ Prefill (128
+    tokens) ┆ 161.6 ± 0.2 ┆ …": the build and the test), marks and dashes left out; None when it holds none."""
+    names = [c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None]
+    if names and not headed:
+        names = [c for c in names if any(ch.isalnum() for ch in c)] or names
+    return (names[0] if headed else " ".join(names)) if names else None
+
+
 def _named_row(cells: list, values: list) -> bool:
     """A headerless fixed-width row of a name, then values, at least one with its unit, and maybe counts of how many
     (``7/8``) and a mark that is no word (``✅``): each value with a unit is a figure of the name."""
@@ -526,7 +535,7 @@ class TableShapes:
             return
         values, extras = _cell_values(cells, ruled=True)
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
-        row = next((c for c, v, f in zip(cells, values, fractions) if c and v is None and f is None), None)
+        row = _row_name(cells, values, fractions, self._header is not None)
         if not any(values) or (self._header is None and row is None):
             self._text_row(cells, line, routed)
             return
