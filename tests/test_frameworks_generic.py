@@ -1702,3 +1702,14 @@ def test_round_56_a_comfy_table_rows_and_markdown_rows_after_a_prefix_and_ms_per
     assert any("Prefill (128 tokens)" in label and (value, unit) == (792, "ms") for label, value, unit in found)
     assert any("Decode (128 tokens @ d128)" in label and (value, unit) == (29.73, "ms/token") for label, value, unit in found)
     assert any(value == 381.49 for _, value, _ in found) and any(value == 2.32 for _, value, _ in found)
+
+
+def test_a_header_of_bare_names_straight_above_its_rows_with_no_rule():
+    # NeMo-Skills' summarized results (held-out round 57-b); llama-server's slot lines stay lines
+    reps = frameworks.parse_lines("evaluation_mode   | num_entries | avg_tokens | gen_seconds | correct\n"
+                                  "pass@50           | 39          | 40387      | 7410        | 2.56%\n")
+    found = [(f["label"], f["value"]) for r in reps for f in r["figures"]]
+    assert ("pass@50 gen seconds", 7410) in found and ("pass@50 correct", 2.56) in found
+    reps = frameworks.parse_lines("slot update_slots: id  0 | task 0 | new prompt, n_keep = 0, n_prompt_tokens = 895\n"
+                                  "slot update_slots: id  0 | task 0 | prompt processing progress, n_tokens = 256\n")
+    assert [(f["label"], f["value"]) for r in reps for f in r["figures"]] == [("n prompt tokens", 895), ("n tokens", 256)]

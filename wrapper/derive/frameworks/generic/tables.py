@@ -121,6 +121,10 @@ _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|co
 _NOT_MEASURED = frozenset(("-", "\u2014", "n/a", "na", "nan", "null", "none"))
 
 
+# A header's name with no rule under it: words, no digit, no value's ":" or "=" ("evaluation_mode", "avg tokens")
+_BARE_NAME = LazyPattern(r"[A-Za-z_][A-Za-z_ ./%()-]{0,39}")
+
+
 # The column of a long-form CSV's values, one a row, named by the cells before it ("metric_name,value")
 _VALUE_COLUMNS = frozenset(("value", "metric_value", "metric value", "val", "result"))
 
@@ -493,19 +497,25 @@ class TableShapes:
     def _ruled_above(self, row: str) -> bool:
         """Whether the row being read is the first under a header of names apart by bars but no outer ones, with a
         rule of dashes alone under it ("instances | parallel | throughput_tps" then "------" then "2.0 | 64.0 |
-        359.4", a script's own table); the header is then open."""
+        359.4", a script's own table) or as many bars as the row's straight above it; the header is then open."""
         if self.line_before is None:
             return False
         rule = self.line_before(1)
         rule = rule.strip() if rule else ""
+        back = 2  # or no rule, the names straight above, as many ("evaluation_mode | num_entries | …", NeMo-Skills)
         if len(rule) < 3 or set(rule) - _RULE_CHARS or "-" not in rule:
-            return False
-        above = self.line_before(2)
+            if not any(ch.isdigit() for ch in row):
+                return False  # a rule ("--- | --- | ---") or a header itself: no row under names
+            back = 1
+        above = self.line_before(back)
         if above and above.count("|") == row.count("|") - 1:  # its first name taken for a compose service's
-            above = self.line_before(2, raw=True) or above     # ("instances | …", "prompt_tokens | max_tokens | …")
+            above = self.line_before(back, raw=True) or above     # ("instances | …", "prompt_tokens | max_tokens | …")
         if not above or above.count("|") < 2 or len(above) > MAX_LINE_CHARS or _BARE_DIGIT_CELL.search(above):
             return False
-        self._header, self._ruled = [c.strip() for c in above.strip().strip("|").split("|")], True
+        names = [c.strip() for c in above.strip().strip("|").split("|")]
+        if back == 1 and (above.count("|") != row.count("|") or not all(_BARE_NAME.fullmatch(n) for n in names)):
+            return False  # (names only: "slot update_slots: id  0 | task 0 | …" above its like is no header)
+        self._header, self._ruled = names, back == 2
         return True
 
     def _rule_without_pipes(self, s: str) -> bool:
