@@ -1713,3 +1713,19 @@ def test_a_header_of_bare_names_straight_above_its_rows_with_no_rule():
     reps = frameworks.parse_lines("slot update_slots: id  0 | task 0 | new prompt, n_keep = 0, n_prompt_tokens = 895\n"
                                   "slot update_slots: id  0 | task 0 | prompt processing progress, n_tokens = 256\n")
     assert [(f["label"], f["value"]) for r in reps for f in r["figures"]] == [("n prompt tokens", 895), ("n tokens", 256)]
+
+
+def test_a_box_tables_min_column_is_the_least_in_the_rows_unit_and_a_wrapped_name_keeps_the_header():
+    # AIPerf's rich table: "min" under a row "(ms)" was read as minutes; a row name wrapped onto the next line
+    # ("(tokens/sec/user)") was taken for a new header (held-out round 58-a)
+    reps = frameworks.parse_lines(
+        "┃                               Metric ┃       avg ┃    min ┃    max ┃   std ┃\n"
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━╇━━━━━━━┩\n"
+        "│             Time to First Token (ms) │     18.26 │  11.22 │ 106.32 │ 12.07 │\n"
+        "│     Output Token Throughput Per User │     89.23 │  75.93 │ 113.60 │  3.70 │\n"
+        "│                    (tokens/sec/user) │           │        │        │       │\n"
+        "│      Output Sequence Length (tokens) │     42.83 │  24.00 │  65.00 │  7.21 │\n")
+    found = [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]]
+    assert ("Time to First Token min", 11.22, "ms") in found
+    assert ("Output Sequence Length avg", 42.83, "tokens") in found and ("Output Sequence Length std", 7.21, "tokens") in found
+    assert not any(unit == "min" for _, _, unit in found)

@@ -566,7 +566,8 @@ class TableShapes:
             label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit
                                                               or _unit_word_in(name) or _key_unit(name))
             by_column = m is not None  # the column's name says the unit: no row label needed
-            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None else None
+            um = _UNIT_WORD.match(name) if m is None and value["unit"] is None and value["sunit"] is None \
+                and _STAT_COLUMN.fullmatch(name) is None else None  # a "min" column is the least, no minutes
             if um is not None and (um.end() == len(name) or name[um.end()] == " "):
                 # "| test | t/s |", "| t/s master | t/s a3cec6ab6 |": the column names the unit (and maybe what)
                 row_names = " ".join(c for c, v in zip(cells[:column], values) if c and v is None)  # those before it
@@ -622,6 +623,8 @@ class TableShapes:
     def _text_row(self, cells: list, line: str, routed: bool) -> None:
         """A row of no value: a header, or a row of text under a ruled one ("│ API Base │ http://localhost:8000/v1 │"),
         whose cells may be prose with figures ("decode 425 tokens, 10.1 t/s" under "legacy"): each read as a line."""
+        if self._header is not None and len(cells) == len(self._header) and not any(cells[1:]):
+            return  # the rest of the row above's name ("│ (tokens/sec/user) │ │ │", AIPerf's wrapped unit): no header
         if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
             self._header, self._ruled = cells, False
             return
