@@ -1729,3 +1729,16 @@ def test_a_box_tables_min_column_is_the_least_in_the_rows_unit_and_a_wrapped_nam
     assert ("Time to First Token min", 11.22, "ms") in found
     assert ("Output Sequence Length avg", 42.83, "tokens") in found and ("Output Sequence Length std", 7.21, "tokens") in found
     assert not any(unit == "min" for _, _, unit in found)
+
+
+def test_a_header_without_a_corner_over_rows_that_open_with_their_names():
+    # torch.utils.benchmark's Compare table in accelerate's benchmarks (held-out round 59-a)
+    reps = frameworks.parse_lines(
+        "                            |  Inference time (1x128)  |  Inference time (4x128)  |  Compile time (1x128)  |"
+        "  Compile time (4x128)\n"
+        "1 threads: ---------------------------------------------------------------------------------\n"
+        "      Full compilation      |            6.3           |           10.0           |        10696.4         |"
+        "        10248.0       \n")
+    assert [(f["label"], f["value"]) for r in reps for f in r["figures"]] == [
+        ("Full compilation Inference time (1x128)", 6.3), ("Full compilation Inference time (4x128)", 10),
+        ("Full compilation Compile time (1x128)", 10696.4), ("Full compilation Compile time (4x128)", 10248)]

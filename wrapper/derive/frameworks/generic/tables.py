@@ -550,7 +550,7 @@ class TableShapes:
             self._text_row(cells, line, routed)
             return
         # A box table's header ("┃ Metric ┃ Value ┃") holds no figure and is not fed: its rows are read by row.
-        header = self._header or [""] * len(cells)
+        header = self._row_header(cells, values)
         several = sum(v is not None or f is not None for v, f in zip(values, fractions)) > 1
         # "| metric | value | unit |": a column of units names the unit of the row's values
         row_unit = next((c for h, c in zip(header, cells) if h.lower() in ("unit", "units")), None)
@@ -591,6 +591,12 @@ class TableShapes:
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(label, value, extras[column], unit, noise, line, routed)
+
+    def _row_header(self, cells: list, values: list) -> list:
+        """The names over a row's cells: the open header (or none), a corner added when it has one cell fewer and
+        the row opens with its name ("                | Inference time (1x128) | …", torch.utils.benchmark's Compare)."""
+        header = self._header or [""] * len(cells)
+        return [""] + header if len(header) == len(cells) - 1 and values[0] is None else header
 
     def _cells(self, s: str) -> list:
         """A table row's cells, each read as its column says (``_read_by_column``)."""
