@@ -1742,3 +1742,11 @@ def test_a_header_without_a_corner_over_rows_that_open_with_their_names():
     assert [(f["label"], f["value"]) for r in reps for f in r["figures"]] == [
         ("Full compilation Inference time (1x128)", 6.3), ("Full compilation Inference time (4x128)", 10),
         ("Full compilation Compile time (1x128)", 10696.4), ("Full compilation Compile time (4x128)", 10248)]
+
+
+def test_end_to_end_time_is_a_duration_and_time_per_operation_is_a_rate():
+    # ServerlessLLM's results JSON, Mooncake's allocator benchmark (held-out round 60-b); "end time" stays a moment
+    reps = frameworks.parse_lines('{\n    "loading_time": 1.06,\n    "end_to_end_time": 1.898,\n    "end_time": 1717000000\n}\n'
+                                  "avg alloc time: 145.575738 ns/op\n")
+    assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
+        ("loading time", 1.06, None), ("end to end time", 1.898, None), ("avg alloc time", 145.575738, "ns/op")]

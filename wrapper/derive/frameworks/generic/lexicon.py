@@ -32,7 +32,7 @@ _RATE_UNITS = {"/min": "/min",  # "rate= 24.3/min": a load generator's requests 
                "tokens/s": "tokens/s", "token/s": "tokens/s", "tokens/sec": "tokens/s", "tok/s": "tokens/s",
                "tok/sec": "tokens/s", "t/s": "tokens/s", "tps": "tokens/s", "tokens per second": "tokens/s",
                "it/s": "it/s", "req/s": "req/s", "requests/s": "req/s", "ms/t": "ms/token", "ms/token": "ms/token", "us/token": "us/token", "\u00b5s/token": "us/token",
-               "us/tok": "us/token",
+               "us/tok": "us/token", "ns/op": "ns/op", "us/op": "us/op", "ms/op": "ms/op",  # Go's "1234 ns/op"
                "ms/tok": "ms/token", "requests/sec": "req/s", "tokens/sec/user": "tokens/s", "tokens/s/user": "tokens/s",
                "tok/s/user": "tokens/s", "toks/s/user": "tokens/s", "t/s/u": "tokens/s", "t/s/user": "tokens/s",
                "token/s/user": "tokens/s", "tok/sec/user": "tokens/s",
@@ -94,7 +94,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries", "instances": "instances", "token(s)": "tokens", "request(s)": "requests", "pages": "pages"}  # ollama's "18 token(s)"
 
 
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
          r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
@@ -235,7 +235,7 @@ _UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\bt
                                  r"(?: (?:mean|avg|median|min|max|std|stddev|p\d{1,2}(?:\.\d+)?))?$")
 
 
-_NOT_A_DURATION = LazyPattern(r"stamp|start|\bend|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
+_NOT_A_DURATION = LazyPattern(r"stamp|start|(?<!to )(?<!to_)(?<!to-)\bend(?![ _-]to[ _-]end)|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
 
 
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
