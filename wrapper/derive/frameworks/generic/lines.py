@@ -85,6 +85,7 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 
 
 # A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
+_CLOCK_HINT = LazyPattern(r"[:=][ \t]*\d{1,3}:[0-5]\d:[0-5]\d")  # a clock after a label's colon, before the slow search
 # "Total time of building all engines: 00:00:06" (TensorRT-LLM): a time of something, no moment
 _CLOCK_LABEL = LazyPattern(r"^(?:total |elapsed |wall )?time (?:of|for|to|taken)\b|\b(?:took|elapsed|duration)\b", re.I)
 _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
@@ -531,7 +532,7 @@ class LineShapes:
                 taken.append((m.start(), end))
         if "->" in s or "\u2192" in s or "=>" in s:
             self._arrows(s, line, routed, taken)
-        if ":" in s and (clock := _CLOCK_DURATION.search(s)) is not None:
+        if ":" in s and _CLOCK_HINT.search(s) is not None and (clock := _CLOCK_DURATION.search(s)) is not None:
             self._clock_duration(clock, line, routed, taken)
         if "-" in s or "\u2013" in s or "\u2014" in s:
             self._ranges(s, line, routed, taken)

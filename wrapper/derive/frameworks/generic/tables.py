@@ -121,6 +121,9 @@ _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|co
 _NOT_MEASURED = frozenset(("-", "\u2014", "n/a", "na", "nan", "null", "none"))
 
 
+_BARE_DIGIT = LazyPattern(r"\d")
+
+
 # A header's name with no rule under it: words, no digit, no value's ":" or "=" ("evaluation_mode", "avg tokens")
 _BARE_NAME = LazyPattern(r"[A-Za-z_][A-Za-z_ ./%()-]{0,39}")
 
@@ -504,8 +507,8 @@ class TableShapes:
         rule = rule.strip() if rule else ""
         back = 2  # or no rule, the names straight above, as many ("evaluation_mode | num_entries | …", NeMo-Skills)
         if len(rule) < 3 or set(rule) - _RULE_CHARS or "-" not in rule:
-            if not any(ch.isdigit() for ch in row):
-                return False  # a rule ("--- | --- | ---") or a header itself: no row under names
+            if not 0 <= row.count("|") - rule.count("|") <= 1 or _BARE_DIGIT.search(rule) or not _BARE_DIGIT.search(row):
+                return False  # names hold no digit; a rule ("--- | --- | ---") or a header itself is no row
             back = 1
         above = self.line_before(back)
         if above and above.count("|") == row.count("|") - 1:  # its first name taken for a compose service's
