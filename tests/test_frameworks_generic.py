@@ -1750,3 +1750,13 @@ def test_end_to_end_time_is_a_duration_and_time_per_operation_is_a_rate():
                                   "avg alloc time: 145.575738 ns/op\n")
     assert [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]] == [
         ("loading time", 1.06, None), ("end to end time", 1.898, None), ("avg alloc time", 145.575738, "ns/op")]
+
+
+def test_statistics_named_in_brackets_apart_by_slashes_and_a_markdown_headers_unit_in_square_brackets():
+    # llm-on-ray's benchmark_serving summary, elo_hellm's tabulate table (held-out round 61)
+    reps = frameworks.parse_lines("Prompt Length (Min/Med/Max): 4 / 95 / 1024\n"
+                                  "| LLM   |   File Size [GiB] | Elo score     |\n|---|---|---|\n"
+                                  "| phi_4-15b-f16   |   27.31 | 1742.19±18.92 |\n")
+    found = [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]]
+    assert found[:4] == [("Prompt Length Min", 4, None), ("Prompt Length Med", 95, None), ("Prompt Length Max", 1024, None),
+                         ("File Size", 27.31, "GiB")]

@@ -92,6 +92,11 @@ _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h
                               r"(?![\d:.])")
 
 
+# statistics named in brackets, then their values apart by slashes: "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
+_SLASHED = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<names>[A-Za-z]\w*(?:\s*/\s*[A-Za-z]\w*)+)\)\s*:\s*"
+                       r"(?P<values>" + _NUM + r"(?:\s*/\s*" + _NUM + r")+)\s*(?P<unit>" + _UNIT + r")?\s*$")
+
+
 # criterion's (Rust) estimate between the ends of its confidence interval: "time:   [946.59 µs 947.60 µs 948.65 µs]",
 # "thrpt:  [1.0541 GiB/s 1.0553 GiB/s 1.0565 GiB/s]"
 _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P<lo>" + _NUM + r")\s*(?P<u1>" + _UNIT
@@ -519,7 +524,7 @@ class LineShapes:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
-        if "[" in s and ("," in s or "] " in s or s.endswith("]")):
+        if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "/" in s and ")" in s:
             self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -655,6 +660,14 @@ class LineShapes:
         """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
         most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
         1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
+        if (m := _SLASHED.match(s)) is not None:  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
+            names, values = m["names"].split("/"), m["values"].split("/")
+            if len(names) == len(values):
+                for name, value in zip(names, values):
+                    self._add(_label(f"{m['label']} {name.strip()}"), value.strip(), m["unit"], line, routed, bare=True,
+                              noise_label=f"{m['label']} avg")  # "Min", "Max": statistics, no limit
+                taken.append(m.span())
+                return
         if (m := _CRITERION.search(s)) is not None:  # Rust's criterion: "time:   [946.59 µs 947.60 µs 948.65 µs]"
             self._criterion(m, line, routed)
             taken.append(m.span())

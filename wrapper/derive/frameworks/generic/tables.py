@@ -635,7 +635,7 @@ class TableShapes:
         if self._header is not None and len(cells) == len(self._header) and not any(cells[1:]):
             return  # the rest of the row above's name ("│ (tokens/sec/user) │ │ │", AIPerf's wrapped unit): no header
         if not (self._ruled and self._header is not None and len(cells) == len(self._header)):
-            self._header, self._ruled = cells, False
+            self._header, self._ruled = [_SQUARE_UNIT.sub(r" (\1)", c) for c in cells], False  # "File Size [GiB]"
             return
         for column, (name, cell) in enumerate(zip(self._header, cells)):
             if _FIGURE_IN_TEXT.search(cell) is not None:
