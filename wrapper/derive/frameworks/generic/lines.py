@@ -524,7 +524,7 @@ class LineShapes:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
-        if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "/" in s and ")" in s:
+        if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "):" in s and "/" in s:
             self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -660,7 +660,7 @@ class LineShapes:
         """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
         most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
         1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
-        if (m := _SLASHED.match(s)) is not None:  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
+        if "):" in s and (m := _SLASHED.match(s)) is not None:  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
             names, values = m["names"].split("/"), m["values"].split("/")
             if len(names) == len(values):
                 for name, value in zip(names, values):
