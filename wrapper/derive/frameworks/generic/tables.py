@@ -121,7 +121,7 @@ _SETTING_COLUMN = LazyPattern(r"(?:batch(?: size)?|bs|ctx|context|concurrency|co
 _NOT_MEASURED = frozenset(("-", "\u2014", "n/a", "na", "nan", "null", "none"))
 
 
-_BARE_DIGIT = LazyPattern(r"\d")
+_ANY_DIGIT = LazyPattern(r"\d")
 
 
 # A header's name with no rule under it: words, no digit, no value's ":" or "=" ("evaluation_mode", "avg tokens")
@@ -285,6 +285,11 @@ def _row_cells(s: str) -> list:
     return cells
 
 
+def _number_cell(cell: str) -> bool:
+    """Whether a cell is a number, not a name: a digit and no letter ("1/(1-Percentile)" is a name)."""
+    return any(ch.isdigit() for ch in cell) and not any(ch.isalpha() for ch in cell)
+
+
 def _row_name(cells: list, values: list, fractions: list, headed: bool) -> Optional[str]:
     """The name of a table's row: its first text cell; with no header every name it holds ("mrs q4k │ Prefill (128
     tokens) ┆ 161.6 ± 0.2 ┆ …": the build and the test), marks and dashes left out; None when it holds none."""
@@ -425,7 +430,7 @@ class TableShapes:
             back += 1
             above = self.line_before(back)
         if not above or len(above) > MAX_LINE_CHARS or back > skipped and any(
-                c.isdigit() for cell in _COLUMN_GAP.split(above.strip()) if not any(ch.isalpha() for ch in cell) for c in cell):
+                map(_number_cell, _COLUMN_GAP.split(above.strip()))):
             return None  # a header met past blank lines is names only (wrk2's "1/(1-Percentile)" is one)
         indented = above.lstrip(">")[:1].isspace()
         above = above.strip()
@@ -507,7 +512,7 @@ class TableShapes:
         rule = rule.strip() if rule else ""
         back = 2  # or no rule, the names straight above, as many ("evaluation_mode | num_entries | …", NeMo-Skills)
         if len(rule) < 3 or set(rule) - _RULE_CHARS or "-" not in rule:
-            if not 0 <= row.count("|") - rule.count("|") <= 1 or _BARE_DIGIT.search(rule) or not _BARE_DIGIT.search(row):
+            if not 0 <= row.count("|") - rule.count("|") <= 1 or _ANY_DIGIT.search(rule) or not _ANY_DIGIT.search(row):
                 return False  # names hold no digit; a rule ("--- | --- | ---") or a header itself is no row
             back = 1
         above = self.line_before(back)
