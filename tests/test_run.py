@@ -257,3 +257,13 @@ def test_closed_stdin_is_not_confused_with_the_childs_pipes():
                            sys.executable, "-c", child], capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b"stdin empty"
+
+
+def test_bin_phasewrap_keeps_its_compiled_modules_in_its_cache_when_bytecode_beside_the_sources_is_off(tmp_path):
+    # PYTHONDONTWRITEBYTECODE=1 (no __pycache__ beside the sources): every start would compile every module again;
+    # bin/phasewrap writes them under $PHASEWRAP_CACHE/pycache instead, and reads them there the next time
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PHASEWRAP_CACHE": str(tmp_path / "cache")}
+    proc = run_phasewrap(["--version"], env=env)
+    assert proc.returncode == 0, proc.stderr
+    compiled = [name for _, _, names in os.walk(tmp_path / "cache" / "pycache") for name in names]
+    assert any(name.startswith("cli.") and name.endswith(".pyc") for name in compiled), compiled

@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 from .. import __version__
 from ..core.digest import sha256_hex
+from ..core.paths import cache_dir  # noqa: F401 (env.cache_dir, as callers name it)
 from .sampling import nvml as _nvml
 
 _MIB = 1048576
@@ -35,11 +36,6 @@ def _sha256_text(text) -> str:
 def args_sha256(argv: Sequence[str]) -> str:
     """sha256 of the full argument list (executable included) as compact JSON: unambiguous about spaces."""
     return _sha256_text(json.dumps(list(argv), ensure_ascii=False, separators=(",", ":")))
-
-
-def cache_dir() -> str:
-    """Where phasewrap keeps its caches: ``$PHASEWRAP_CACHE`` or ``~/.cache/phasewrap``."""
-    return os.environ.get("PHASEWRAP_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "phasewrap")
 
 
 # -- host, CPU, memory ----------------------------------------------------------------------------------------
