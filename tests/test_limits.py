@@ -74,6 +74,21 @@ def test_fastest_read_rate_between_samples():
     assert fastest_read_mib_s(s, 0, int(3e9)) == 300.0
 
 
+def test_a_load_that_read_under_a_mib_has_no_disk_floor():
+    from wrapper.derive.limits import limits_section
+
+    def load_floor(read_mib):
+        rec = {"phases": {"load_s": 0.85}, "resources": {"load": {"disk_read_mib": read_mib}}, "load_steps": []}
+        limits, missing = limits_section(rec, LimitsInput(disk_read_peak_mib_s=300.0), None)
+        return limits["load"], [m["field"] for m in missing]
+
+    # a cold interpreter start reads a few hundred KiB: incidental, not a load bound by the disk
+    assert load_floor(0.26) == (None, ["limits"])
+    floor, missing = load_floor(600.0)
+    assert floor["bound_by"] == "disk" and floor["floor_s"] == 2.0  # 600 MiB at 300 MiB/s
+    assert missing == ["limits.decode"]
+
+
 def test_missing_model_file_is_null_with_reason_and_nothing_else_moves(tmp_path):
     plain = wrapper.analyze(H200_LLAMA)[-1]
     missing = wrapper.analyze(H200_LLAMA, model_path=str(tmp_path / "absent.gguf"))[-1]

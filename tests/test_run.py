@@ -28,16 +28,9 @@ def test_standin_phases_agree_with_child_clock():
     assert rec["markers"]["first_token"]["text"] == "the"  # the echoed prompt is not the first token
     assert abs(rec["phases"]["ttft_s"] - 0.4) <= 0.03
     assert abs(rec["phases"]["decode_s"] - 39 * 0.02) <= 0.05
-    # every phase measured; only the floors are missing (the stand-in names no model file). A load floor
-    # exists only when the CPU sampler saw the child's start read from disk: a cold page cache, as in a
-    # fresh clone on CI; then the decode floor alone is missing
-    missing = [m["field"] for m in rec["missing"]]
-    assert rec["status"] == "ok" and missing[0] == "model", missing
-    if rec["limits"]["load"] is None:
-        assert missing == ["model", "limits"]
-    else:
-        assert missing == ["model", "limits.decode"]
-        assert rec["limits"]["load"]["bound_by"] == "disk" and rec["resources"]["load"]["disk_read_mib"] > 0
+    # every phase measured; only the floors are missing (the stand-in names no model file; the few hundred KiB a
+    # cold start reads, as in a fresh clone on CI, are below the 1 MiB a disk floor needs)
+    assert rec["status"] == "ok" and [m["field"] for m in rec["missing"]] == ["model", "limits"]
 
 
 PASSTHROUGH_CHILD = r"""

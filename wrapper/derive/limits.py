@@ -25,7 +25,7 @@ from ..model import phases as phase_table
 
 RESOURCES = ("gpu-memory", "cpu-memory", "disk", "pcie", "page-cache")
 PLAUSIBLE_MAX = 1.05
-STEP_READ_MIN_MIB = 1.0
+READ_MIN_MIB = 1.0  # a load or load step that read less from disk has no disk floor: its reads were incidental
 _MIB = 1 << 20
 _GB = 1e9
 CPU_MOE_FLAGS = ("--n-cpu-moe", "-ncmoe", "--cpu-moe", "-cmoe")  # llama.cpp: experts kept in system RAM
@@ -305,7 +305,7 @@ def _step_floors(steps: list, rate_gbps: float) -> list:
     out = []
     for step in steps or ():
         read_mib = (step.get("resources") or {}).get("disk_read_mib")
-        if not read_mib or read_mib < STEP_READ_MIN_MIB or not step.get("dur_s"):
+        if not read_mib or read_mib < READ_MIN_MIB or not step.get("dur_s"):
             continue  # a step that read (next to) nothing has no disk floor
         floor_s = read_mib * _MIB / (rate_gbps * _GB)
         out.append({"name": step["name"], "floor_s": round(floor_s, 6), "measured_s": step["dur_s"],
@@ -319,7 +319,8 @@ def _load_terms(rec: dict, model: Optional[dict], hardware: Optional[dict], inpu
     load = ((rec.get("resources") or {}).get("load") or {})
     cache = rec.get("cache") if isinstance(rec.get("cache"), dict) else {}
     terms, why = [], "neither the bytes read from disk (a CPU sampler) nor the model's size and cache state are known"
-    read_b = load.get("disk_read_mib") * _MIB if load.get("disk_read_mib") else None
+    read_mib = load.get("disk_read_mib")
+    read_b = read_mib * _MIB if read_mib and read_mib >= READ_MIN_MIB else None
     source = "read during load"
     if read_b is None and model and model.get("bytes") and cache.get("label") == "cold":
         read_b, source = model["bytes"], "the model's bytes, page cache cold"
