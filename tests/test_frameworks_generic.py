@@ -1760,3 +1760,26 @@ def test_statistics_named_in_brackets_apart_by_slashes_and_a_markdown_headers_un
     found = [(f["label"], f["value"], f["unit"]) for r in reps for f in r["figures"]]
     assert found[:4] == [("Prompt Length Min", 4, None), ("Prompt Length Med", 95, None), ("Prompt Length Max", 1024, None),
                          ("File Size", 27.31, "GiB")]
+
+
+def test_a_bar_whose_description_opens_with_its_stage_and_a_bar_the_terminal_cut():
+    # vllm-project/llm-compressor (2025-12, held-out round 63): "(2/33): Calibrating" redrawn; vllm issue (2025-04,
+    # round 63): a bar cut at the terminal's edge, its closing bracket lost
+    (run,) = read("(2/33): Calibrating:  15%|\u2588\u258c        | 39/256 [00:01<00:05, 43.25it/s]",
+                  "Processed prompts: 100%|\u2588| 10/10 [00:33<00:00,  3.35s/it, est. speed input: 40.85 toks/s, "
+                  "output: 305.54 toks/")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("(2/33): Calibrating progress", 15.0, "%"), ("(2/33): Calibrating done", 39, "iterations"),
+            ("(2/33): Calibrating", 43.25, "it/s"), ("Processed prompts", 3.35, "s/it"),
+            ("Processed prompts done", 10, "iterations"), ("speed input", 40.85, "tokens/s")} <= got
+
+
+def test_numbers_a_dict_or_json_quotes_as_strings_and_ids_and_a_models_shape_are_not_figures():
+    # ModelCloud/GPTQModel (2025-01, round 63): a Python dict with its numbers quoted; llama-server's JSON logs quote
+    # the thread id ("tid"); llama-cpp-python prints the GGUF metadata as a dict of strings
+    (run,) = read("INFO - {'layer': 13, 'module': 'self_attn.k_proj', 'loss': 'x', 'fwd_time': '0.896'}",
+                  '{"tid":"14964","timestamp":1717067386,"tokens_per_second":"161.70","latency":"12 ms"}',
+                  "Model metadata: {'llama.embedding_length': '5120', 'llama.block_count': '40'}")
+    got = {(f.label, f.value, f.unit, f.kind) for f, _ in run.figures}
+    assert got == {("fwd time", 0.896, None, "duration"), ("tokens per second", 161.7, "tokens/s", "rate"),
+                   ("latency", 12.0, "ms", "duration")}

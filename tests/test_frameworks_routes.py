@@ -54,3 +54,14 @@ def test_a_warning_seen_before_its_family_is_recognised_is_kept():
                             "INFO 01-02 03:04:05 [core.py:1] vLLM API server version 0.8.5\n"])
     assert report["framework"] == "vllm"
     assert [w["kind"] for w in report["warnings"]] == ["oom"]
+
+
+def test_tensorrt_llm_convert_checkpoint_claims_over_the_transformers_it_loads_with():
+    # NVIDIA/TensorRT-LLM issue (2025-01, held-out round 63): convert_checkpoint.py loads the model with transformers,
+    # whose bar comes first; the script's own closing line says whose log it is
+    lines = ["Loading checkpoint shards: 100%|\u2588\u2588\u2588\u2588| 37/37 [00:12<00:00,  2.95it/s]",
+             "Weights loaded. Total time: 00:04:54",
+             "Total time of converting checkpoints: 02:16:55"]
+    (rep,) = parse_lines(lines)
+    assert rep["framework"] == "tensorrt-llm"
+    assert parse_lines(lines[:2])[0]["framework"] == "transformers"

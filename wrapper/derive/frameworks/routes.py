@@ -71,7 +71,8 @@ TGI_EVIDENCE = ("text_generation_launcher", "text_generation_router", "text-gene
                 "text_generation_server")
 
 TRTLLM_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "TensorRT LLM", "[BENCHMARK] model_name",
-                   "Request Throughput (req/sec)", "Per GPU Output Throughput")
+                   "Request Throughput (req/sec)", "Per GPU Output Throughput",
+                   "Total time of converting checkpoints")  # its examples' convert_checkpoint.py, which loads with transformers
 
 TRANSFORMERS_BARS = ("Loading checkpoint shards", "Loading weights")
 TRANSFORMERS_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloaded to the cpu",

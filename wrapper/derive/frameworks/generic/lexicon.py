@@ -144,7 +144,7 @@ LIST_ITEMS = 64
 _MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted"
 
 
-_NOISE = LazyPattern(r"thread|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
+_NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished|phase)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
@@ -209,8 +209,8 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
-                           # a model's hyper-parameters and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
-                           r"|\beps\b|\bssm\b|\battn\b|param|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+                           # a model's hyper-parameters (GGUF's "llama.embedding_length") and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
+                           r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
 
 
 # A source file's name: a number glued after it and its colon is a line ("[metrics.py:536]", "source=server.go:686"),

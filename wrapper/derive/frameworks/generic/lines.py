@@ -174,9 +174,14 @@ _BSD_RSS = LazyPattern(r"\s*(?P<num>\d+)\s+(?P<label>maximum resident set size|p
 _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
 
 
-# A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate.
-_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*"
-                   r"(?P<done>\d+(?:\.\d+)?(?P<mag>[kMGT])?)/(?P<total>\d+(?:\.\d+)?[kMGT]?)\s*\[(?P<inner>[^\]]*)\]")
+# A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate
+# (the closing bracket maybe lost where a terminal cut the line)
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.(\[][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?\|(?:[^|]*\|)?\s*"
+                   r"(?P<done>\d+(?:\.\d+)?(?P<mag>[kMGT])?)/(?P<total>\d+(?:\.\d+)?[kMGT]?)\s*\[(?P<inner>[^\]]*)(?:\]|$)")
+
+
+# a number a Python dict quotes as a string ("'fwd_time': '0.896'"): read as the number
+_QUOTED_PY_NUMBER = LazyPattern(r"(':\s*)'([-+]?\d+(?:\.\d+)?)'(?=\s*[,}])")
 
 
 # a bar's "[00:48<00:07, …": the time so far and tqdm's estimate of the time left
@@ -362,6 +367,8 @@ def _normalized(text: str) -> str:
         stripped = "| " + stripped  # ("lcp q4k | qwen3 4B Q4_K - Medium | 2.32 GiB | …", grep's or a script's)
     if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
         stripped = stripped.translate(_PLAIN_PUNCTUATION)
+    if "': '" in stripped:  # a Python dict printed whole, its numbers as strings: "{'time': '1.011', …}"
+        stripped = _QUOTED_PY_NUMBER.sub(r"\1\2", stripped)
     return stripped
 
 

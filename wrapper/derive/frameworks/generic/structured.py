@@ -33,11 +33,14 @@ _METRIC_LABEL = LazyPattern(r"(?<![\w])(?!(?:id|pod|instance|job|host|hostname|n
 
 
 def _flat(obj: dict, prefix: str = "", depth: int = 0):
-    """(dotted key, number) pairs of a JSON object, two levels deep (``timings.prompt_ms``)."""
+    """(dotted key, number, unit or None) of a JSON object, two levels deep (``timings.prompt_ms``); a number quoted
+    as a string, maybe with its unit, too."""
     for key, value in obj.items():
         name = f"{prefix}{key}"
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            yield name, value
+            yield name, value, None
+        elif isinstance(value, str) and len(value) <= 32 and (quoted := _QUOTED_NUMBER.fullmatch(f'"{value}"')):
+            yield name, float(quoted["num"]), quoted["unit"]  # "tokens_per_second": "161.70", "latency": "12 ms"
         elif isinstance(value, dict) and depth < 1:
             yield from _flat(value, name + ".", depth + 1)
 
@@ -138,6 +141,6 @@ class StructuredShapes:
             return False
         if not isinstance(obj, dict):
             return False
-        for key, value in _flat(obj):
-            self._add(_label(key.replace("_", " ")), repr(value), _key_unit(key), line, routed, bare=True)
+        for key, value, unit in _flat(obj):
+            self._add(_label(key.replace("_", " ")), repr(value), unit or _key_unit(key), line, routed, bare=True)
         return True
