@@ -1783,3 +1783,19 @@ def test_numbers_a_dict_or_json_quotes_as_strings_and_ids_and_a_models_shape_are
     got = {(f.label, f.value, f.unit, f.kind) for f, _ in run.figures}
     assert got == {("fwd time", 0.896, None, "duration"), ("tokens per second", 161.7, "tokens/s", "rate"),
                    ("latency", 12.0, "ms", "duration")}
+
+
+def test_gpustat_lines_an_npu_smi_chip_with_its_physical_id_and_opentelemetry_attributes():
+    # EleutherAI/lm-evaluation-harness issue (2024-12, held-out round 64): gpustat; vllm-project/vllm-ascend issue
+    # (2026, round 64): npu-smi 25.2 prints the chip's physical id and "-" for an unread power; traceloop/openllmetry
+    # issue (2024-07, round 65): the OpenTelemetry collector's debug exporter
+    (run,) = read("[0] NVIDIA H100 80GB HBM3 | 50\u00b0C,  18 % | 36147 / 81559 MB | e1154485(36138M)",
+                  "| 0     Ascend910           | OK            | -           49                0    / 0             |",
+                  "| 1     1                   | 0000:9F:00.0  | 0           0    / 0          46953/ 65536         |",
+                  "otel-collector      |      -> gen_ai.usage.prompt_tokens: Int(24)",
+                  "otel-collector      |      -> http.duration_ms: Double(12.5)")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("GPU temperature", 50.0, "\u00b0C"), ("GPU util", 18.0, "%"), ("GPU memory used", 36147.0, "MB"),
+            ("GPU memory total", 81559.0, "MB"), ("GPU process e1154485 memory", 36138.0, "MiB"),
+            ("NPU 0 temperature", 49.0, "\u00b0C"), ("NPU 0 HBM used", 46953.0, "MB"),
+            ("gen ai.usage.prompt tokens", 24, None), ("http.duration ms", 12.5, "ms")} <= got

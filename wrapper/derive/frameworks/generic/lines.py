@@ -208,11 +208,26 @@ _SMI_ROW = LazyPattern(r"\|\s*(?:(?P<fan>\d+)%|N/A)\s+(?:(?P<temp>\d+)C|N/A)\s+P
                        r"(?:(?P<cap>\d+(?:\.\d+)?)W|N/A)\s*\|\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*\|\s*(?:(?P<util>\d+)%|N/A)")
 
 
+# gpustat's GPU line: "[0] NVIDIA H100 80GB HBM3 | 50°C,  18 % | 36147 / 81559 MB | user(36138M) python/5204(512M)"
+# (the index may have gone with the line's prefixes; older versions print "50'C"; -F adds the fan's percentage before the utilisation, -P the power "130 / 250 W")
+_GPUSTAT_ROW = LazyPattern(r"(?:\[(?P<gpu>\d+)\]\s+)?[A-Za-z][^|]{2,60}?\|\s*(?P<temp>\d+)\s*(?:\u00b0C|'C)\s*,\s*(?:(?P<fan>\d+)\s*%\s*,\s*)?"
+                           r"(?P<util>\d+)\s*%(?:\s*,\s*(?P<power>\d+)\s*/\s*(?P<cap>\d+)\s*W)?\s*\|\s*(?P<used>\d+)\s*/\s*"
+                           r"(?P<total>\d+)\s*MB\s*\|(?P<procs>.*)")
+_GPUSTAT_PROC = LazyPattern(r"(?P<name>[^\s(|]+)\((?P<mem>\d+)M\)")
+_GPUSTAT_FIGURES = (("temperature", "temp", "\u00b0C"), ("fan", "fan", "%"), ("util", "util", "%"), ("power", "power", "W"),
+                    ("power cap", "cap", "W"), ("memory used", "used", "MB"), ("memory total", "total", "MB"))
+
+
+# an attribute in the OpenTelemetry collector's debug exporter: "     -> gen_ai.usage.prompt_tokens: Int(24)"
+_OTEL_ATTRIBUTE = LazyPattern(r"->\s*(?P<key>[\w.-]{1,80}):\s*(?:Int|Double)\((?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\)")
+
+
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
-# hugepages used / total, in pages) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |" (AICore %, memory and HBM MB)
-_NPU_ROW = LazyPattern(r"\|\s*(?P<npu>\d+)\s+[\w.-]+\s*\|\s*[A-Za-z]+\s*\|\s*(?:(?P<power>\d+(?:\.\d+)?)|NA)\s+(?:(?P<temp>\d+)|NA)"
+# hugepages used / total, in pages; "-" or "NA" where none is read) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |"
+# (AICore %, memory and HBM MB; the chip's cell may add its physical id: "| 0     0   | 0000:9D:00.0 | …")
+_NPU_ROW = LazyPattern(r"\|\s*(?P<npu>\d+)\s+[\w.-]+\s*\|\s*[A-Za-z]+\s*\|\s*(?:(?P<power>\d+(?:\.\d+)?)|NA|-)\s+(?:(?P<temp>\d+)|NA|-)"
                        r"\s+(?P<hp_used>\d+)\s*/\s*(?P<hp_total>\d+)\s*\|")
-_NPU_CHIP_ROW = LazyPattern(r"\|\s*\d+\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(?P<aicore>\d+)\s+(?P<mem_used>\d+)"
+_NPU_CHIP_ROW = LazyPattern(r"\|\s*\d+(?:\s+\d+)?\s*\|\s*[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*\|\s*(?P<aicore>\d+)\s+(?P<mem_used>\d+)"
                             r"\s*/\s*(?P<mem_total>\d+)\s+(?P<hbm_used>\d+)\s*/\s*(?P<hbm_total>\d+)\s*\|")
 _NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("hugepages used", "pages"), ("hugepages total", "pages"),
                 ("AICore", "%"), ("memory used", "MB"), ("memory total", "MB"), ("HBM used", "MB"), ("HBM total", "MB"))
@@ -378,7 +393,7 @@ class LineShapes:
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
         """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
-        nvidia-smi's GPU row."""
+        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute."""
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -392,6 +407,13 @@ class LineShapes:
             self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
             return True
         if s.startswith("|") and "/" in s and self._npu_smi(s, line, routed):
+            return True
+        if s.startswith("->") and (otel := _OTEL_ATTRIBUTE.fullmatch(s)) is not None:
+            key = otel["key"]  # its unit from its name's suffix ("…duration_ms"), else its kind from its words
+            self._add(_label(key), otel["num"], _key_unit(key.rpartition(".")[2]), line, routed, bare=True)
+            return True
+        if " MB |" in s and "C," in s and (gpustat := _GPUSTAT_ROW.match(s)) is not None:
+            self._gpustat(gpustat, line, routed)
             return True
         if s.endswith(("]", ",")) and ": [" in s and (listed := _LISTED.fullmatch(s)) is not None:
             # "All times:  [32.33, 25.40, …]": a Python list printed after its label, one figure an item
@@ -407,6 +429,17 @@ class LineShapes:
                     self._add(label, smi[group], unit, line, routed)
             return True
         return False
+
+    def _gpustat(self, m: re.Match, line: str, routed: bool) -> None:
+        """gpustat's line for one GPU: its temperature, utilisation, memory used and total ("GPU 0 memory used"),
+        and each process's memory ("GPU 0 process python/5204 memory", MiB: gpustat's "M"); "GPU …" alone where
+        the index went with the line's prefixes (a "[0]" reads as a process id)."""
+        gpu = f"GPU {m['gpu']}" if m["gpu"] else "GPU"
+        for label, group, unit in _GPUSTAT_FIGURES:
+            if m[group] is not None:
+                self._add(f"{gpu} {label}", m[group], unit, line, routed)
+        for proc in _GPUSTAT_PROC.finditer(m["procs"]):
+            self._add(f"{gpu} process {proc['name'][:40]} memory", proc["mem"], "MiB", line, routed)
 
     def _npu_smi(self, s: str, line: str, routed: bool) -> bool:
         """A row of Ascend's npu-smi table: an NPU's power and temperature, then its chip's AICore use, memory and
