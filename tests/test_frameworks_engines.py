@@ -211,3 +211,13 @@ def test_sglang_bench_one_batch_warmup_and_benchmark_are_two_runs():
     warm, bench = parse("sglang__2026-bench-one-batch-mlx-warmup-then-benchmark.log")
     assert (warm["prompt_eval_ms"], warm["prompt_tps"], warm["total_ms"]) == (22.65, 2648.96, 76.0)
     assert bench["extra"] == {"decode_median_latency_ms": 5.72, "decode_median_tps": 174.85, "total_tps": 1122.76}
+
+
+def test_vllm_mfu_field_of_the_engine_metrics_line():
+    # vllm-project/vllm pull request (2025-12, held-out round 66): --enable-mfu-metrics adds "MFU: … TF/s/GPU … GB/s/GPU"
+    line = ("(APIServer pid=2548211) INFO 12-15 18:32:22 [loggers.py:259] Engine 000: Avg prompt throughput: 29400.6 "
+            "tokens/s, Avg generation throughput: 8.7 tokens/s, Running: 50 reqs, Waiting: 206 reqs, GPU KV cache "
+            "usage: 9.1%, Prefix cache hit rate: 0.0%, MFU: 405.0 TF/s/GPU 269.3 GB/s/GPU")
+    (rep,) = parse_lines([line])
+    last = rep["extra"]["engine_metrics"]["last"]
+    assert (last["mfu_tflops_per_gpu"], last["mfu_gbps_per_gpu"], last["waiting_reqs"]) == (405.0, 269.3, 206)

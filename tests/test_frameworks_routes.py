@@ -65,3 +65,15 @@ def test_tensorrt_llm_convert_checkpoint_claims_over_the_transformers_it_loads_w
     (rep,) = parse_lines(lines)
     assert rep["framework"] == "tensorrt-llm"
     assert parse_lines(lines[:2])[0]["framework"] == "transformers"
+
+
+def test_a_serving_report_opening_with_total_requests_is_not_vllms():
+    # NVIDIA/TensorRT-LLM pull request (2026-03, held-out round 66): its copy of the serving benchmark opens the
+    # report with "Total requests:", which vLLM's never prints; vLLM's own report still claims the log
+    report = ["============ Serving Benchmark Result ============", "Successful requests:                     1000",
+              "Benchmark duration (s):                  30.85"]
+    assert parse_lines(report)[0]["framework"] == "vllm"
+    trt = [report[0], "Total requests:                          1000"] + report[1:]
+    (rep,) = parse_lines(trt)
+    assert rep["framework"] == "unknown"
+    assert {(f["label"], f["value"]) for f in rep["figures"]} >= {("Total requests", 1000), ("Successful requests", 1000)}

@@ -28,6 +28,7 @@ lines: ``lines``, ``max_prompt_tps``, ``max_generation_tps``, ``series`` (every 
 base.SERIES_MAX) and the ``last`` line's values (``prompt_tps``,
 ``generation_tps``, ``running_reqs``/``waiting_reqs``/``pending_reqs``/``swapped_reqs``,
 ``gpu_kv_cache_usage_pct``, ``cpu_kv_cache_usage_pct``, ``prefix_cache_hit_rate_pct``, ``mm_cache_hit_rate_pct``,
+``mfu_tflops_per_gpu``, ``mfu_gbps_per_gpu`` (2025-12's ``MFU: … TF/s/GPU … GB/s/GPU``),
 and V0's separate
 ``Prefix cache hit rate: GPU: …%, CPU: …%`` line as ``gpu_/cpu_prefix_cache_hit_rate_pct``); ``spec_decoding``
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
@@ -108,7 +109,9 @@ _BENCH_SECONDS = (("bench_total_time_ms", re.compile(r"^Total time: ([\d.]+) s")
 _GRAPH_ESTIMATE = re.compile(r"Estimated CUDA graph memory: ([\d.]+) GiB")
 _METRICS = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s, Avg generation throughput: ([\d.]+) tokens/s")
 _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|CPU) KV cache usage: ([\d.]+)%"
-                           r"|(Prefix|MM) cache hit rate: ([\d.]+)%")
+                           r"|(Prefix|MM) cache hit rate: ([\d.]+)%"
+                           # 2025-12 (PR #28594's --enable-mfu-metrics): "MFU: 11.3 TF/s/GPU 772.8 GB/s/GPU"
+                           r"|MFU: ([\d.]+) TF/s/GPU ([\d.]+) GB/s/GPU")
 # V0 prints the prefix cache hit rate on a line of its own, per device.
 _PREFIX_CACHE_V0 = re.compile(r"Prefix cache hit rate: GPU: ([\d.]+)%, CPU: ([\d.]+)%")
 _SPEC = re.compile(r"Mean acceptance length: ([\d.]+).*?Avg Draft acceptance rate: ([\d.]+)%")
@@ -183,15 +186,21 @@ class Parser(FamilyParser):
     def __init__(self) -> None:
         super().__init__()
         self._bench = serving_bench.Block()
+        self._foreign_bench = False  # this report opened with a line vLLM's never prints: no evidence of vLLM
 
     def feed(self, text: str, line: str) -> None:
         if self._bench.active or serving_bench.HEADER in text:
+            if serving_bench.HEADER in text:
+                self._foreign_bench = False
             taken = self._bench.feed(text, self.runs.current["extra"])
             self.greedy = self._bench.active
             if taken:
                 # vLLM's own first lines of the report are its evidence, not the header: other load testers (a Go
-                # one against Triton) print the same header above their own labels ("Benchmark Duration (sec)")
-                if self._bench.last_key in _BENCH_OWN:
+                # one against Triton) print the same header above their own labels ("Benchmark Duration (sec)"),
+                # and TensorRT-LLM's copy of the script opens it with "Total requests:", a line vLLM's never prints
+                if self._bench.last_key == "total_requests":
+                    self._foreign_bench = True
+                elif self._bench.last_key in _BENCH_OWN and not self._foreign_bench:
                     self.evidence += 1
                 return
         hit = False
@@ -311,13 +320,15 @@ class Parser(FamilyParser):
         # Fields follow the throughputs, ", "-separated: matched one part at a time (a findall over the whole line
         # costs more than the rest of the line's handling)
         parts = (_METRIC_FIELD.match(part.lstrip()) for part in text[m.end():].split(", "))
-        for name, reqs, device, kv_pct, cache, hit_pct in (f.groups() for f in parts if f is not None):
+        for name, reqs, device, kv_pct, cache, hit_pct, tflops, gbps in (f.groups() for f in parts if f is not None):
             if name:
                 last[name.lower() + "_reqs"] = int(reqs)
             elif device:
                 last[device.lower() + "_kv_cache_usage_pct"] = number(kv_pct)
-            else:
+            elif cache:
                 last[cache.lower() + "_cache_hit_rate_pct"] = number(hit_pct)
+            else:
+                last["mfu_tflops_per_gpu"], last["mfu_gbps_per_gpu"] = number(tflops), number(gbps)
         extra = self.runs.current["extra"]
         summary = extra.get("engine_metrics")
         if summary is None:
