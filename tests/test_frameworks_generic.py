@@ -1799,3 +1799,12 @@ def test_gpustat_lines_an_npu_smi_chip_with_its_physical_id_and_opentelemetry_at
             ("GPU memory total", 81559.0, "MB"), ("GPU process e1154485 memory", 36138.0, "MiB"),
             ("NPU 0 temperature", 49.0, "\u00b0C"), ("NPU 0 HBM used", 46953.0, "MB"),
             ("gen ai.usage.prompt tokens", 24, None), ("http.duration ms", 12.5, "ms")} <= got
+
+
+def test_htop_cpu_meters_narrow_and_with_their_bars():
+    # kvcache-ai/ktransformers issue (2025-12, held-out round 66): a 144-CPU htop screen, each value cut to fit
+    (run,) = read("    0[100]  9[100]  72[2.0] 77[11.] 99[0.0]108[0.0]", "  1  [||||||||   45.3%]   2  [|   3.1%]")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got == [("CPU 0 usage", 100.0, "%"), ("CPU 9 usage", 100.0, "%"), ("CPU 72 usage", 2.0, "%"),
+                   ("CPU 77 usage", 11.0, "%"), ("CPU 99 usage", 0.0, "%"), ("CPU 108 usage", 0.0, "%"),
+                   ("CPU 1 usage", 45.3, "%"), ("CPU 2 usage", 3.1, "%")]

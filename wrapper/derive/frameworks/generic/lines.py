@@ -222,6 +222,13 @@ _GPUSTAT_FIGURES = (("temperature", "temp", "\u00b0C"), ("fan", "fan", "%"), ("u
 _OTEL_ATTRIBUTE = LazyPattern(r"->\s*(?P<key>[\w.-]{1,80}):\s*(?:Int|Double)\((?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\)")
 
 
+# htop's CPU meters, several a line: "0[100]  9[100] … 72[2.0] 77[11.]" (narrow: its value cut to fit) or with their
+# bars, "1  [||||||||   45.3%]   2  [|   3.1%]"
+_HTOP_METER = r"(?P<cpu>\d{1,4})\s*\[[|#*\s]*?(?P<pct>\d{1,3}(?:\.\d*)?)%?\]"
+_HTOP_METERS = LazyPattern(r"(?:\s*" + _HTOP_METER + r"){2,}\s*")
+_HTOP_ONE = LazyPattern(_HTOP_METER)
+
+
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
 # hugepages used / total, in pages; "-" or "NA" where none is read) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |"
 # (AICore %, memory and HBM MB; the chip's cell may add its physical id: "| 0     0   | 0000:9D:00.0 | …")
@@ -393,7 +400,7 @@ class LineShapes:
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
         """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
-        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute."""
+        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters."""
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -407,6 +414,10 @@ class LineShapes:
             self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
             return True
         if s.startswith("|") and "/" in s and self._npu_smi(s, line, routed):
+            return True
+        if s[0].isdigit() and s[-1] == "]" and _HTOP_METERS.fullmatch(s) is not None:
+            for meter in _HTOP_ONE.finditer(s):
+                self._add(f"CPU {meter['cpu']} usage", meter["pct"].rstrip("."), "%", line, routed)
             return True
         if s.startswith("->") and (otel := _OTEL_ATTRIBUTE.fullmatch(s)) is not None:
             key = otel["key"]  # its unit from its name's suffix ("…duration_ms"), else its kind from its words
