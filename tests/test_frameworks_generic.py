@@ -1808,3 +1808,21 @@ def test_htop_cpu_meters_narrow_and_with_their_bars():
     assert got == [("CPU 0 usage", 100.0, "%"), ("CPU 9 usage", 100.0, "%"), ("CPU 72 usage", 2.0, "%"),
                    ("CPU 77 usage", 11.0, "%"), ("CPU 99 usage", 0.0, "%"), ("CPU 108 usage", 0.0, "%"),
                    ("CPU 1 usage", 45.3, "%"), ("CPU 2 usage", 3.1, "%")]
+
+
+def test_a_csv_row_without_a_header_whose_cells_print_their_units():
+    # noonghunna/club-3090 issue (2026, held-out round 66): nvidia-smi --query-gpu=… --format=csv,noheader
+    (run,) = read("0, 100 %, 21846 MiB, 24576 MiB, 337.28 W, 67", "1,2,3")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got == [("row 0 column 2", 100.0, "%"), ("row 0 column 3", 21846.0, "MiB"),
+                   ("row 0 column 4", 24576.0, "MiB"), ("row 0 column 5", 337.28, "W")]
+
+
+def test_statistics_named_in_a_heading_and_their_values_apart_by_slashes_on_the_line_under_it():
+    # kvcache-ai/Mooncake (2025-08, held-out round 60): the offset allocator's benchmark
+    lines = ["util ratio (min / p99 / p90 / p50 / max / avg):",
+             "0.569255 / 0.712076 / 0.781224 / 0.855046 / 0.976057 / 0.848873"]
+    (rep,) = frameworks.parse_lines(lines)
+    got = {(f["label"], f["value"]) for f in rep["figures"]}
+    assert got == {("util ratio min", 0.569255), ("util ratio p99", 0.712076), ("util ratio p90", 0.781224),
+                   ("util ratio p50", 0.855046), ("util ratio max", 0.976057), ("util ratio avg", 0.848873)}

@@ -97,6 +97,10 @@ _SLASHED = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<names>[A-Za-z
                        r"(?P<values>" + _NUM + r"(?:\s*/\s*" + _NUM + r")+)\s*(?P<unit>" + _UNIT + r")?\s*$")
 
 
+# the values alone, on the line under their heading
+_SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + r")?")
+
+
 # criterion's (Rust) estimate between the ends of its confidence interval: "time:   [946.59 µs 947.60 µs 948.65 µs]",
 # "thrpt:  [1.0541 GiB/s 1.0553 GiB/s 1.0565 GiB/s]"
 _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P<lo>" + _NUM + r")\s*(?P<u1>" + _UNIT
@@ -419,6 +423,8 @@ class LineShapes:
             for meter in _HTOP_ONE.finditer(s):
                 self._add(f"CPU {meter['cpu']} usage", meter["pct"].rstrip("."), "%", line, routed)
             return True
+        if s[0].isdigit() and " / " in s and _SLASH_VALUES.fullmatch(s) is not None and self._slashed_below(s, line, routed):
+            return True
         if s.startswith("->") and (otel := _OTEL_ATTRIBUTE.fullmatch(s)) is not None:
             key = otel["key"]  # its unit from its name's suffix ("…duration_ms"), else its kind from its words
             self._add(_label(key), otel["num"], _key_unit(key.rpartition(".")[2]), line, routed, bare=True)
@@ -707,18 +713,32 @@ class LineShapes:
                 self._add(f"{label} out of", m["b"], None, line, routed, bare=True)
             taken.append(m.span())
 
+    def _slashed(self, m: re.Match, line: str, routed: bool) -> bool:
+        """Statistics named in brackets and their values apart by slashes (``_SLASHED``); whether as many of each."""
+        names, values = m["names"].split("/"), m["values"].split("/")
+        if len(names) != len(values):
+            return False
+        for name, value in zip(names, values):
+            self._add(_label(f"{m['label']} {name.strip()}"), value.strip(), m["unit"], line, routed, bare=True,
+                      noise_label=f"{m['label']} avg")  # "Min", "Max": statistics, no limit
+        return True
+
+    def _slashed_below(self, s: str, line: str, routed: bool) -> bool:
+        """The values of a heading of statistics named in brackets, on the line under it ("util ratio (min / p99 /
+        max):" then "0.569 / 0.712 / 0.976"); whether they were that."""
+        above = self.line_before(1) if self.line_before is not None else None
+        if not above or not above.rstrip().endswith("):"):
+            return False
+        m = _SLASHED.match(f"{_normalized(above)} {s}")
+        return m is not None and self._slashed(m, line, routed)
+
     def _lists(self, s: str, line: str, routed: bool, taken: list) -> None:
         """Numbers in brackets: a list after its label ("Latencies: [2561.47, 2561.20, …]": "Latencies [1]", …, at
         most LIST_ITEMS), or a bracket of names, then as many values ("Latencies  [min, mean, 50, max]  232.884ms,
         1.35s, 834.257ms, 2.899s", vegeta's report: "Latencies min", …)."""
-        if "):" in s and (m := _SLASHED.match(s)) is not None:  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
-            names, values = m["names"].split("/"), m["values"].split("/")
-            if len(names) == len(values):
-                for name, value in zip(names, values):
-                    self._add(_label(f"{m['label']} {name.strip()}"), value.strip(), m["unit"], line, routed, bare=True,
-                              noise_label=f"{m['label']} avg")  # "Min", "Max": statistics, no limit
-                taken.append(m.span())
-                return
+        if "):" in s and (m := _SLASHED.match(s)) is not None and self._slashed(m, line, routed):
+            taken.append(m.span())  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
+            return
         if (m := _CRITERION.search(s)) is not None:  # Rust's criterion: "time:   [946.59 µs 947.60 µs 948.65 µs]"
             self._criterion(m, line, routed)
             taken.append(m.span())

@@ -489,7 +489,20 @@ class TableShapes:
         if all(_CSV_NAME.fullmatch(c.strip()) for c in cells):
             self._csv = [_SQUARE_UNIT.sub(r" (\1)", c.strip()) for c in cells]
             return True
+        if header is None and all(numeric) and sum(1 for v in valued if v is not None and "unit" in v.re.groupindex) >= 2:
+            self._unnamed_row(cells, valued, line, routed)
+            return True
         return False
+
+    def _unnamed_row(self, cells: list, valued: list, line: str, routed: bool) -> None:
+        """A CSV row with no header whose cells print their units (nvidia-smi --query-gpu=… --format=csv,noheader:
+        "0, 100 %, 21846 MiB, 24576 MiB, 337.28 W, 67"): each cell with a unit a figure, labelled by its column
+        and, when the first cell is a bare number, by that ("row 0 column 3"); cells without a unit are unsaid."""
+        first = cells[0].strip()
+        row = f"row {first} " if first.isdigit() else ""
+        for i, (cell, value) in enumerate(zip(cells, valued), 1):
+            if value is not None and "unit" in value.re.groupindex:
+                self._add(f"{row}column {i}", value["num"], value["unit"], line, routed)
 
     def _long_row(self, header: list, cells: list, line: str, routed: bool) -> None:
         """A row of a CSV in long form (Nsight Compute's "kernel_0001_67bd…,SpeedOfLight,DRAM Throughput,19.66"):
