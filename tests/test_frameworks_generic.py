@@ -1826,3 +1826,16 @@ def test_statistics_named_in_a_heading_and_their_values_apart_by_slashes_on_the_
     got = {(f["label"], f["value"]) for f in rep["figures"]}
     assert got == {("util ratio min", 0.569255), ("util ratio p99", 0.712076), ("util ratio p90", 0.781224),
                    ("util ratio p50", 0.855046), ("util ratio max", 0.976057), ("util ratio avg", 0.848873)}
+
+
+def test_sglang_2024_fields_ended_by_full_stops_and_an_access_line_with_its_size_and_time():
+    # sgl-project/sglang issue (2024-04, held-out round 68): "#cached_token: 757." are counts, a full stop after
+    # each; mostlygeek/llama-swap's access line (2026-05, round 68): the response's bytes and the request's time
+    (run,) = read("new fill batch. #seq: 1. #cached_token: 757. #new_token: 1. #remaining_req: 4. #running_req: 2. "
+                  "tree_cache_hit_rate: 80.83%.",
+                  '[INFO] Request 192.168.2.203 "GET /v1/models HTTP/1.1" 200 2389 "Python/3.11 aiohttp/3.13.5" 180.049\u00b5s',
+                  "version 1.2.3. at 10.0.0.1.")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert got == {("cached token", 757, None), ("new token", 1, None), ("remaining req", 4, None),
+                   ("running req", 2, None), ("tree cache hit rate", 80.83, "%"),
+                   ("GET /v1/models response size", 2389.0, "B"), ("GET /v1/models latency", 180.049, "us")}

@@ -163,7 +163,8 @@ _TIMED_KINDS = frozenset(("duration", "rate"))
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
-_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )\btoken$", re.I)  # "EOS token = 50256"
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )(?<!cached )(?<!new )\btoken$", re.I)
+# ("EOS token = 50256"; SGLang's "#cached_token: 757", "#new_token: 1" are counts)
 
 
 _BUILD = LazyPattern(r"\b[Bb]uild\b")
@@ -223,7 +224,7 @@ _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
-                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b"
+                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b|\b(?:running|waiting|remaining|pending|queued) reqs?$"
                        r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
 
 

@@ -19,7 +19,8 @@ _REMARKS = ("includ", "exclud", "incl.", "excl.", "e.g.", "i.e.")
 
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
-_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT_OR_MAGNITUDE + r")|(?![\w.]))")
+# (a full stop may end it: "#cached_token: 757. #new_token: 1.", SGLang's 2024 fields; "1.2.3", "10.0.0.1" stay out)
+_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT_OR_MAGNITUDE + r")|(?!\w|\.\w))")
 
 
 _BEFORE_CHARS = 96
@@ -233,6 +234,12 @@ _HTOP_METERS = LazyPattern(r"(?:\s*" + _HTOP_METER + r"){2,}\s*")
 _HTOP_ONE = LazyPattern(_HTOP_METER)
 
 
+# an access log's line in the combined format, maybe with the request's time last (llama-swap, nginx's
+# $request_time): '… "GET /v1/models HTTP/1.1" 200 2389 "Python/3.11 aiohttp/3.13.5" 180.049µs'
+_ACCESS_LINE = LazyPattern(r'.*?"(?P<method>[A-Z]{3,7}) (?P<path>\S{1,200}) HTTP/[\d.]+" \d{3} (?P<bytes>\d+)'
+                           r'(?:.*?\s(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|\u00b5s|\u03bcs|us|ms|s))?\s*$')
+
+
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
 # hugepages used / total, in pages; "-" or "NA" where none is read) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |"
 # (AICore %, memory and HBM MB; the chip's cell may add its physical id: "| 0     0   | 0000:9D:00.0 | …")
@@ -404,7 +411,8 @@ class LineShapes:
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
         """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
-        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters."""
+        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters, an access
+        log's line."""
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -424,6 +432,12 @@ class LineShapes:
                 self._add(f"CPU {meter['cpu']} usage", meter["pct"].rstrip("."), "%", line, routed)
             return True
         if s[0].isdigit() and " / " in s and _SLASH_VALUES.fullmatch(s) is not None and self._slashed_below(s, line, routed):
+            return True
+        if " HTTP/" in s and (access := _ACCESS_LINE.match(s)) is not None:
+            label = f"{access['method']} {access['path'][:40]}"
+            self._add(f"{label} response size", access["bytes"], "B", line, routed)
+            if access["num"] is not None:
+                self._add(f"{label} latency", access["num"], access["unit"], line, routed)
             return True
         if s.startswith("->") and (otel := _OTEL_ATTRIBUTE.fullmatch(s)) is not None:
             key = otel["key"]  # its unit from its name's suffix ("…duration_ms"), else its kind from its words
