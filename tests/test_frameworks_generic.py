@@ -1839,3 +1839,13 @@ def test_sglang_2024_fields_ended_by_full_stops_and_an_access_line_with_its_size
     assert got == {("cached token", 757, None), ("new token", 1, None), ("remaining req", 4, None),
                    ("running req", 2, None), ("tree cache hit rate", 80.83, "%"),
                    ("GET /v1/models response size", 2389.0, "B"), ("GET /v1/models latency", 180.049, "us")}
+
+
+def test_a_bar_that_lost_its_closing_pipe_and_k6s_iterations():
+    # vllm-project/vllm-ascend pull request (2025-03, held-out round 64): OpenCompass's bar "100%|██ 19/19 [";
+    # substratusai/kubeai (2025-01, round 67): k6's summary
+    (run,) = read("100%|\u2588\u2588 19/19 [00:00<00:00, 355766.86it/s]",
+                  "     iterations.....................: 1000    10.389657/s")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("progress bar", 355766.86, "it/s"), ("progress bar done", 19, "iterations"),
+            ("iterations", 1000, None)} <= got

@@ -224,7 +224,7 @@ _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 
 # Unitless figures that are counts by their label, besides tokens and requests.
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
-                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b|\b(?:running|waiting|remaining|pending|queued) reqs?$"
+                       r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b|\b(?:running|waiting|remaining|pending|queued) reqs?$|^iterations$"
                        r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
 
 
