@@ -1849,3 +1849,11 @@ def test_a_bar_that_lost_its_closing_pipe_and_k6s_iterations():
     got = {(f.label, f.value, f.unit) for f, _ in run.figures}
     assert {("progress bar", 355766.86, "it/s"), ("progress bar done", 19, "iterations"),
             ("iterations", 1000, None)} <= got
+
+
+def test_metal_memory_in_use_out_of_its_working_set_after_a_buffers_size():
+    # 01-ai/Yi README (2024-01, held-out round 70): llama.cpp's Metal allocation line
+    (run,) = read("ggml_backend_metal_buffer_type_alloc_buffer: allocated buffer, size =   128.00 MiB, "
+                  "( 2629.44 / 10922.67)")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert got == {("size", 128.0, "MiB"), ("memory in use", 2629.44, "MiB"), ("memory in use out of", 10922.67, "MiB")}

@@ -102,6 +102,11 @@ _SLASHED = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<names>[A-Za-z
 _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + r")?")
 
 
+# memory in use out of a limit, in brackets after a size (llama.cpp's Metal buffers, 2024: "allocated buffer, size =
+# 128.00 MiB, ( 2629.44 / 10922.67)"): in the size's unit
+_IN_USE_OF = LazyPattern(r"(?P<unit>[KMG]i?B),\s*\(\s*(?P<a>\d+(?:\.\d+)?)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s*\)")
+
+
 # criterion's (Rust) estimate between the ends of its confidence interval: "time:   [946.59 µs 947.60 µs 948.65 µs]",
 # "thrpt:  [1.0541 GiB/s 1.0553 GiB/s 1.0565 GiB/s]"
 _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P<lo>" + _NUM + r")\s*(?P<u1>" + _UNIT
@@ -710,9 +715,19 @@ class LineShapes:
                 self._add(f"{label} from", m["a"], unit, line, routed, bare=bare)
             taken.append(m.span())
 
+    def _in_use(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Memory in use out of a limit, in brackets after a size (``_IN_USE_OF``)."""
+        used = _IN_USE_OF.search(s)
+        if used is not None:
+            self._add("memory in use", used["a"], used["unit"], line, routed)
+            self._add("memory in use out of", used["b"], used["unit"], line, routed, core=False)
+            taken.append((used.end("unit"), used.end()))
+
     def _fractions(self, s: str, line: str, routed: bool, taken: list) -> None:
         """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
         figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
+        if ", (" in s:
+            self._in_use(s, line, routed, taken)
         for m in _FRACTION_OF.finditer(s):
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] == "pair":
