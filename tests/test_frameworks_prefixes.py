@@ -3,7 +3,7 @@ import calendar
 
 import pytest
 
-from wrapper.derive.frameworks import PrefixTime, strip_prefix
+from wrapper.derive.frameworks import PrefixTime, strip_prefix, strip_text
 from wrapper.derive.frameworks.durations import go_duration_ms, seconds_to_ms
 from wrapper.derive.frameworks.units import integer, number, size_mib
 from .conftest import log_fixture
@@ -272,3 +272,10 @@ def test_a_locales_abbreviated_month_with_its_dot_and_a_table_row_is_no_compose_
     assert rest.startswith("[GIN]") and when is None
     assert strip_prefix("4096 | 199.149 | 213.337 |  13.592")[0] == "4096 | 199.149 | 213.337 |  13.592"
     assert strip_prefix("ollama-1  | time=2024-08-01T10:00:00Z level=INFO msg=x")[0].startswith("level=INFO")
+
+
+def test_a_table_row_printed_as_a_comment_is_the_row():
+    # a llama-bench quick-start page (mintlify, 2025, held-out round 71): the table with "# " before each row
+    assert strip_text("# | qwen2 1.5B Q4_0     | 885.97 MiB |") == "| qwen2 1.5B Q4_0     | 885.97 MiB |"
+    assert strip_prefix("# | model | size |")[0] == "| model | size |"
+    assert strip_text("# not a table") == "# not a table"

@@ -20,6 +20,8 @@ Recognised, outermost first as they usually stack:
   * vLLM process tags ``(EngineCore_0 pid=3933741) ``, ``(EngineCore_DP0 pid=…) ``, ``(VllmWorker TP0 pid=…) ``,
     ``(VllmWorker rank=4 pid=…) ``, ``(Worker_TP0 pid=…) ``, ``(APIServer pid=…) ``, Ray Serve's
     ``(ServeReplica:app:LLMServer:model pid=…) `` stacked before them
+  * innermost, a comment's ``# `` before a table's row (``# | model | size | …``: a script's or a page's
+    commented output)
 
 Framework log formats that carry meaning (vLLM's ``INFO 07-17 23:41:16 [file.py:N]``, glog ``I0410 …``,
 ``[TensorRT-LLM][INFO]``) are left in place for the parsers.
@@ -184,14 +186,19 @@ def strip_prefix(line: str) -> tuple[str, PrefixTime | None]:
     """
     line = line.rstrip("\r\n")
     pos, timed = _layers(line)
-    return (line[pos:] if pos else line), (None if timed is None else _time_of(timed))
+    return _uncommented(line[pos:] if pos else line), (None if timed is None else _time_of(timed))
+
+
+def _uncommented(text: str) -> str:
+    """A table's row a script printed as a comment ("# | qwen2 1.5B Q4_0 | 885.97 MiB | …"): the row itself."""
+    return text[2:] if text.startswith("# |") else text
 
 
 def strip_text(line: str) -> str:
     """``strip_prefix(line)[0]`` without working out the time (the parsers' hot path)."""
     line = line.rstrip("\r\n")
     pos, _ = _layers(line)
-    text = line[pos:] if pos else line
+    text = _uncommented(line[pos:] if pos else line)
     # markdown bold a post put around figures ("Dynamo bytecode transform time: **7.51 s**"): no part of the log
     # ("*** Measurement Settings ***", perf_analyzer's own heading, is left alone)
     return text.replace("**", "") if "**" in text and "***" not in text else text
