@@ -77,3 +77,14 @@ def test_a_serving_report_opening_with_total_requests_is_not_vllms():
     (rep,) = parse_lines(trt)
     assert rep["framework"] == "unknown"
     assert {(f["label"], f["value"]) for f in rep["figures"]} >= {("Total requests", 1000), ("Successful requests", 1000)}
+
+
+def test_a_scripts_number_of_requests_line_is_no_evidence_of_tensorrt_llm():
+    # ollama issue (2026-03, held-out round 75): a user's benchmark.py against a llamafile server prints
+    # "Number of requests: 5", a line TensorRT-LLM's benchmark prints too; alone it claims nothing
+    lines = ["Starting streaming benchmark...", "Number of requests: 5",
+             "Request 1: 6.65 tokens/sec, First token: 8.383s, Memory: 20.10 GB"]
+    assert parse_lines(lines)[0]["framework"] == "unknown"
+    trt = ["Number of requests: 5", "Request Throughput (req/sec):                     2.41"]
+    (rep,) = parse_lines(trt)
+    assert rep["framework"] == "tensorrt-llm" and rep["extra"]["requests"] == 5

@@ -62,6 +62,8 @@ _BENCH_REPORT = {
     "Average time-to-first-token [TTFT] (ms)": "avg_ttft_ms",
     "Average time-per-output-token [TPOT] (ms)": "avg_tpot_ms",
 }
+# report lines any load tester prints ("Number of requests: 5" above a script's own results): read, but no evidence
+_ANY_TOOLS = frozenset(("Number of requests", "Number of concurrent requests"))
 _REPORT_LINE = re.compile(r"([A-Z][\w .,/\[\]()+-]*?):\s+([-+\d.Ee]+)\s*$")
 _LATENCY_LINE = re.compile(r"\[Latency\] (P\d+|MINIMUM|MAXIMUM|AVERAGE)\s*: ([\d.]+)")
 _LATENCY_KEYS = {"MINIMUM": "min", "MAXIMUM": "max", "AVERAGE": "avg"}
@@ -98,7 +100,8 @@ class Parser(FamilyParser):
         if m is not None and m[1] in _BENCH_REPORT:
             key = _BENCH_REPORT[m[1]]
             self.runs.fill_extra(key, _whole(m[2]) if key == "requests" else number(m[2]))
-            self.evidence += 1
+            if m[1] not in _ANY_TOOLS:
+                self.evidence += 1
             return
         m = _LATENCY_LINE.search(text)
         if m is not None:
