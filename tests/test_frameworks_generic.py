@@ -1857,3 +1857,10 @@ def test_metal_memory_in_use_out_of_its_working_set_after_a_buffers_size():
                   "( 2629.44 / 10922.67)")
     got = {(f.label, f.value, f.unit) for f, _ in run.figures}
     assert got == {("size", 128.0, "MiB"), ("memory in use", 2629.44, "MiB"), ("memory in use out of", 10922.67, "MiB")}
+
+
+def test_hyperfines_range_of_two_statistics_apart_by_an_ellipsis():
+    # ggml-org/whisper.cpp issue (2024-10, held-out round 77): hyperfine timing whisper.cpp
+    (run,) = read("  Range (min \u2026 max):    8.337 s \u2026  8.478 s    5 runs")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert ("Range min", 8.337, "s") in got and ("Range max", 8.478, "s") in got

@@ -98,6 +98,13 @@ _SLASHED = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<names>[A-Za-z
                        r"(?P<values>" + _NUM + r"(?:\s*/\s*" + _NUM + r")+)\s*(?P<unit>" + _UNIT + r")?\s*$")
 
 
+# two statistics named in brackets apart by an ellipsis, each value with its unit (hyperfine: "Range (min … max):
+# 8.337 s …  8.478 s    5 runs")
+_ELLIPSIS_RANGE = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<a>[A-Za-z]\w*)\s*(?:\u2026|\.\.\.)\s*(?P<b>[A-Za-z]\w*)\)"
+                              r"\s*:\s*(?P<x>" + _NUM + r")\s*(?P<ux>" + _UNIT + r")?\s*(?:\u2026|\.\.\.)\s*(?P<y>" + _NUM
+                              + r")\s*(?P<uy>" + _UNIT + r")?")
+
+
 # the values alone, on the line under their heading
 _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + r")?")
 
@@ -600,7 +607,7 @@ class LineShapes:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
-        if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "):" in s and "/" in s:
+        if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "):" in s and ("/" in s or "\u2026" in s):
             self._lists(s, line, routed, taken)
         heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
         for m, after in zip(heads, heads[1:] + [None]):
@@ -768,6 +775,10 @@ class LineShapes:
         if "):" in s and (m := _SLASHED.match(s)) is not None and self._slashed(m, line, routed):
             taken.append(m.span())  # "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
             return
+        if "):" in s and (m := _ELLIPSIS_RANGE.match(s)) is not None:  # hyperfine's "Range (min … max): 8.3 s … 8.5 s"
+            for name, num, unit in ((m["a"], m["x"], m["ux"] or m["uy"]), (m["b"], m["y"], m["uy"] or m["ux"])):
+                self._add(_label(f"{m['label']} {name}"), num, unit, line, routed, noise_label=f"{m['label']} avg")
+            taken.append(m.span())
         if (m := _CRITERION.search(s)) is not None:  # Rust's criterion: "time:   [946.59 µs 947.60 µs 948.65 µs]"
             self._criterion(m, line, routed)
             taken.append(m.span())
