@@ -1864,3 +1864,10 @@ def test_hyperfines_range_of_two_statistics_apart_by_an_ellipsis():
     (run,) = read("  Range (min \u2026 max):    8.337 s \u2026  8.478 s    5 runs")
     got = [(f.label, f.value, f.unit) for f, _ in run.figures]
     assert ("Range min", 8.337, "s") in got and ("Range max", 8.478, "s") in got
+
+
+def test_max_memory_a_benchmark_reached_is_its_peak_not_a_limit():
+    # casper-hansen/AutoAWQ issue (2025-02, held-out round 78): the benchmark script's peak; a limit stays out
+    (run,) = read(" ** Max Memory (device: 0): 5.40 GB (5.80%)", "max memory limit: 24 GB")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert ("Max Memory (device: 0)", 5.4, "GB") in got and not any(v == 24 for _, v, _ in got)

@@ -189,7 +189,9 @@ _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
 # ("completions/max length": a namespaced metric, as trainers log them, is a statistic of what was measured)
 _MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued|avg|average|mean)\b|\bper step\b"
-                        r"|[a-z]/(?:min|max)\b", re.I)
+                        r"|[a-z]/(?:min|max)\b"
+                        # a benchmark's "Max Memory (device: 0): 5.40 GB", llama-bench's max_mem: the peak it reached
+                        r"|\bmax[ _]?mem(?:ory)?\b(?![ _]?(?:limit|util|fraction|per|budget))", re.I)
 
 
 # "batch size 8", "page size by 0.99%": settings, adjustments ("Size Reduction 49.7%" is a quantization's result)
