@@ -38,6 +38,7 @@ def _numbers(node, path=""):
             yield from _numbers(v, f"{path}.{i}")
 
 
+_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _WORDED_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hours?|h|minutes?|mins?|seconds?|secs?|s|ms)\b")
 
 
@@ -49,6 +50,8 @@ def _value(printed) -> float:
 
     text = str(printed).strip()
     if text.lower().lstrip("+-") in ("inf", "nan"):  # JSON holds no infinity: a sheet writes it as text
+        return float(text)
+    if _PLAIN_NUMBER.fullmatch(text):  # a number kept as printed text ("100.00"): the number
         return float(text)
     if ":" in text:
         parts = [float(p) for p in text.split(":")]
