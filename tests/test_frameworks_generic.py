@@ -1871,3 +1871,13 @@ def test_max_memory_a_benchmark_reached_is_its_peak_not_a_limit():
     (run,) = read(" ** Max Memory (device: 0): 5.40 GB (5.80%)", "max memory limit: 24 GB")
     got = [(f.label, f.value, f.unit) for f, _ in run.figures]
     assert ("Max Memory (device: 0)", 5.4, "GB") in got and not any(v == 24 for _, v, _ in got)
+
+
+def test_a_load_testers_histogram_rows_and_a_servers_idle_slots():
+    # BerriAI/litellm issue (2025-10, held-out round 81): oha's response-time histogram; ollama pull request
+    # (2024-04, round 81): llama.cpp's server JSON log counts its idle and processing slots
+    (run,) = read("  0.105 min [14385] |\u25a0\u25a0\u25a0\u25a0", "  0.211 min [50]    |",
+                  '{"msg":"slot data","n_idle_slots":8,"n_processing_slots":0,"task_id":5}', "slot 3: 12")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert got == {("requests in bucket 0.105 min", 14385, "requests"), ("requests in bucket 0.211 min", 50, "requests"),
+                   ("n idle slots", 8.0, None), ("n processing slots", 0.0, None)}

@@ -141,7 +141,7 @@ LIST_ITEMS = 64
 
 
 # What a llama.cpp-style "n_…" count names when it is measured ("n_past=648", "n_saved": 243), not a setting ("n_ctx")
-_MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted"
+_MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted|(?:idle|processing) slots"
 
 
 _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
@@ -153,7 +153,7 @@ _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|
 
 # What a count or size labelled by a part of the work is: which part ("layer 12", "step 3", "rank 0", "8 workers"),
 # noise; that part's time or rate is a figure ("DecodeStep 104.636 seconds", "EncodeLayer 68.09 seconds").
-_INDEX_NOISE = LazyPattern(r"(?<!per )(?<!per_)(?:layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot|\btask\b(?!\.)"
+_INDEX_NOISE = LazyPattern(r"(?<!per )(?<!per_)(?:layer|rank|\bworkers?\b|\bcores?\b(?!\s*ml)|\bshard|\bslot\b|\btask\b(?!\.)"
                            r"|\bstep\b|epoch|index|\bidx)", re.I)  # "tokens per step" is a rate, no index
 
 

@@ -252,6 +252,10 @@ _ACCESS_LINE = LazyPattern(r'.*?"(?P<method>[A-Z]{3,7}) (?P<path>\S{1,200}) HTTP
                            r'(?:.*?\s(?P<num>\d+(?:\.\d+)?)(?P<unit>ns|\u00b5s|\u03bcs|us|ms|s))?\s*$')
 
 
+# a load tester's response-time histogram (oha, hey): "  0.105 min [14385] |■■■■" (the bucket's bound, its count)
+_HISTOGRAM_ROW = LazyPattern(r"(?P<bound>\d+(?:\.\d+)?)\s*(?P<unit>ns|us|\u00b5s|ms|s|sec|min)?\s*\[(?P<count>\d+)\]\s*\|[^|]*")
+
+
 # Ascend's npu-smi table, two rows an NPU: "| 0     910B2  | OK  | 96.5   36   0    / 0  |" (power W, temperature °C,
 # hugepages used / total, in pages; "-" or "NA" where none is read) then "| 0   | 0000:C1:00.0  | 0   0    / 0   29954/ 65536  |"
 # (AICore %, memory and HBM MB; the chip's cell may add its physical id: "| 0     0   | 0000:9D:00.0 | …")
@@ -424,7 +428,7 @@ class LineShapes:
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
         """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
         nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters, an access
-        log's line."""
+        log's line, a load tester's histogram row."""
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -450,6 +454,11 @@ class LineShapes:
             self._add(f"{label} response size", access["bytes"], "B", line, routed)
             if access["num"] is not None:
                 self._add(f"{label} latency", access["num"], access["unit"], line, routed)
+            return True
+        if s[0].isdigit() and "] " in s and "|" in s and (bucket := _HISTOGRAM_ROW.fullmatch(s)) is not None:
+            unit = f" {bucket['unit']}" if bucket["unit"] else ""
+            self._add(f"requests in bucket {bucket['bound']}{unit}", bucket["count"], "requests", line, routed,
+                      noise_label="requests in bucket")  # its bound's unit ("min") names no limit
             return True
         if s.startswith("->") and (otel := _OTEL_ATTRIBUTE.fullmatch(s)) is not None:
             key = otel["key"]  # its unit from its name's suffix ("…duration_ms"), else its kind from its words
