@@ -46,8 +46,11 @@ COMMON = (
 
 
 def _periodic_lines(text: str) -> list:
-    keys = [kind.key for family in FAMILIES for kind in family.parser.PERIODIC]
-    return [line for line in text.splitlines() if any(k in line for k in keys)]
+    """The log's lines a family folds: its periodic key and its whole figures regex (a line a terminal wrapped
+    mid-word holds the key but is no such line)."""
+    kinds = [kind for family in FAMILIES for kind in family.parser.PERIODIC]
+    return [line for line in text.splitlines()
+            if any(k.key in line and k.figures.search(line.encode("utf-8", "surrogateescape")) for k in kinds)]
 
 
 def _varied(line: str, i: int) -> str:
