@@ -741,7 +741,8 @@ class LineShapes:
 
     def _fractions(self, s: str, line: str, routed: bool, taken: list) -> None:
         """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
-        figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
+        figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"; memory in use out of a limit after
+        a size (``_in_use``)."""
         if ", (" in s:
             self._in_use(s, line, routed, taken)
         for m in _FRACTION_OF.finditer(s):
@@ -788,6 +789,7 @@ class LineShapes:
             for name, num, unit in ((m["a"], m["x"], m["ux"] or m["uy"]), (m["b"], m["y"], m["uy"] or m["ux"])):
                 self._add(_label(f"{m['label']} {name}"), num, unit, line, routed, noise_label=f"{m['label']} avg")
             taken.append(m.span())
+            return
         if (m := _CRITERION.search(s)) is not None:  # Rust's criterion: "time:   [946.59 µs 947.60 µs 948.65 µs]"
             self._criterion(m, line, routed)
             taken.append(m.span())
