@@ -221,3 +221,13 @@ def test_vllm_mfu_field_of_the_engine_metrics_line():
     (rep,) = parse_lines([line])
     last = rep["extra"]["engine_metrics"]["last"]
     assert (last["mfu_tflops_per_gpu"], last["mfu_gbps_per_gpu"], last["waiting_reqs"]) == (405.0, 269.3, 206)
+
+
+def test_koboldcpps_prompt_progress_keeps_how_far_it_got_when_the_error_is_glued_to_it():
+    # LostRuins/koboldcpp issue #1711 (2025-08, held-out round 84): the CUDA error follows the progress line on
+    # the same line; the prompt stopped at 512 of its 12710 tokens
+    from wrapper.derive.frameworks import parse_lines
+
+    (rep,) = parse_lines(["Processing Prompt [BLAS] (512 / 12710 tokens)CUDA error: out of memory"])
+    assert rep["framework"] == "koboldcpp"
+    assert rep["prompt_tokens"] == 12710 and rep["extra"]["prompt_tokens_processed"] == 512

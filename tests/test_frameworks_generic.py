@@ -121,10 +121,14 @@ def test_values_before_the_unit_that_closes_the_line():
     # NVIDIA/TensorRT-LLM, Triton backend logs (held-out rounds 5, 9 and 10): "(MiB)" ends a line of bare values
     line = ("[TensorRT-LLM][INFO] [MemUsageChange] TensorRT-managed allocation in IExecutionContext creation: "
             "CPU +0, GPU +0, now: CPU 0, GPU 10184 (MiB)")
-    (run,) = read(line)
+    # TensorRT's own line has its own shape now (the step names all four); without its tag, the general one
+    (run,) = read(line.replace("[MemUsageChange] ", ""))
     got = [(f.label, f.value, f.unit) for f, _ in run.figures]
     assert got[-2:] == [("now CPU", 0, "MiB"), ("now GPU", 10184, "MiB")] and len(got) == 4
     assert got[0][0] == "allocation in IExecutionContext creation CPU"  # its last words, up to MAX_LABEL_CHARS
+    (run,) = read(line)
+    assert [(f.label, f.value) for f, _ in run.figures][-1] == (
+        "TensorRT-managed allocation in IExecutionContext creation GPU in use", 10184)
 
 
 def test_a_ratio_printed_with_x_and_full_width_colons():
@@ -1881,3 +1885,63 @@ def test_a_load_testers_histogram_rows_and_a_servers_idle_slots():
     got = {(f.label, f.value, f.unit) for f, _ in run.figures}
     assert got == {("requests in bucket 0.105 min", 14385, "requests"), ("requests in bucket 0.211 min", 50, "requests"),
                    ("n idle slots", 8.0, None), ("n processing slots", 0.0, None)}
+
+
+def test_a_decimal_comma_is_not_taken_for_a_near_whole_number_a_family_holds():
+    # ggml-org/llama.cpp pull request #6829 (2024-04, held-out round 85): a locale's decimal commas; "34,00 MiB"
+    # is 34 to a hundredth, not 34 give or take a half, which 33 layers times 1000/1024 had matched
+    from wrapper.derive.frameworks import parse_lines
+
+    lines = ["llm_load_tensors: offloaded 33/33 layers to GPU",
+             "llm_load_tensors:        RPC buffer size =  7072,53 MiB",
+             "llama_kv_cache_init:        RPC KV buffer size =    34,00 MiB",
+             "llama_kv_cache_init:        RPC KV buffer size =    30,00 MiB"]
+    (rep,) = parse_lines(lines)
+    assert [f["value"] for f in rep["figures"] if f["label"] == "RPC KV buffer size"] == [34.0, 30.0]
+
+
+def test_tensorrts_memory_change_line_keeps_both_changes_and_both_totals_under_its_step():
+    # NVIDIA/TensorRT-LLM issue #1509 (2024-04, held-out round 84): the CPU change after the step's colon was lost
+    (run,) = read("[04/27/2024-12:22:17] [TRT] [I] [MemUsageChange] Init CUDA: CPU +14, GPU +0, now: CPU 166, GPU 4739 (MiB)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Init CUDA CPU change", 14, "MiB"), ("Init CUDA GPU change", 0, "MiB"),
+        ("Init CUDA CPU in use", 166, "MiB"), ("Init CUDA GPU in use", 4739, "MiB")]
+
+
+def test_a_device_matrix_under_its_title_is_one_figure_per_pair_and_closes_at_the_next_line():
+    # ikawrakow/ik_llama.cpp pull request #1022 (2025, held-out round 85): CUDA's p2pBandwidthLatencyTest, rows of
+    # numbers one space apart under a header of device numbers; a row not of the header's width closes it
+    lines = ["Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)",
+             "   D\\D     0      1      2",
+             "     0 1600.87 111.12 111.09",
+             "     1 111.09 1637.76 111.34",
+             "     2 111.09 111.39",
+             "     3 1.5 2.5 3.5"]
+    reader = generic.FigureReader()
+    reader.line_before = lambda back: lines[i - back] if i - back >= 0 else None
+    for i, line in enumerate(lines):
+        reader.feed(line)
+    (run,) = reader.runs(family_claimed=False)
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert got[:2] == [("Bidirectional P2P=Enabled Bandwidth Matrix 0 to 0", 1600.87, "GB/s"),
+                       ("Bidirectional P2P=Enabled Bandwidth Matrix 0 to 1", 111.12, "GB/s")]
+    assert len(got) == 6 and got[-1] == ("Bidirectional P2P=Enabled Bandwidth Matrix 1 to 2", 111.34, "GB/s")
+    untitled = generic.FigureReader()
+    untitled.line_before = lambda back: "some text"
+    untitled.feed(lines[1])
+    assert not untitled.open  # no title above: no matrix (its rows would be numbers without a name)
+
+
+def test_ggmls_failed_allocation_is_a_size_in_bytes_without_its_unit():
+    # LM Studio bug tracker #2133 (2026-07, held-out round 84; rounds 9 and 11 missed the same shape): ggml prints
+    # the size it failed to allocate as a bare byte count; a size with its unit stays as it was read
+    from wrapper.derive.frameworks import parse_lines
+
+    lines = ["ggml_vulkan: Device memory allocation of size 1059303232 failed.",
+             "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
+             "alloc_tensor_range: failed to allocate Vulkan0 buffer of size 1059303232"]
+    (rep,) = parse_lines(lines)
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("Device memory allocation size", 1059303232, "B"), ("failed to allocate Vulkan0 buffer size", 1059303232, "B")]
+    (run,) = read("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 34359738400 bytes")
+    assert [(f.value, f.unit) for f, _ in run.figures] == [(34359738400, "B")]

@@ -126,3 +126,15 @@ def test_2025_unquoted_msg_offload_and_the_same_line_wrapped_by_hand_agree():
         assert r["extra"]["memory_estimate_mib"]["available"] == [22.0 * 1024] * 4
         assert [w["kind"] for w in r["warnings"]] == ["offload_cpu"]
     assert one["extra"] == wrapped["extra"]
+
+
+def test_the_last_model_load_progress_says_where_a_load_stopped():
+    # tests/fixtures/logs/ollama__2025-05-runner-start-timeout-…: debug lines while the weights load, a quarter
+    # second apart; held-out round 84's journal stopped at 0.02 before a GPU hang
+    from wrapper.derive.frameworks import parse_lines
+
+    lines = ['time=2025-05-01T16:40:14.182+02:00 level=DEBUG source=server.go:625 msg="model load progress 0.18"',
+             'time=2025-05-01T16:40:14.433+02:00 level=DEBUG source=server.go:625 msg="model load progress 0.20"']
+    (rep,) = parse_lines(lines)
+    assert rep["framework"] == "ollama" and rep["extra"]["load_progress"] == 0.20
+    assert parse_lines(lines[:1])[0]["extra"]["load_progress"] == 0.18

@@ -88,3 +88,13 @@ def test_a_scripts_number_of_requests_line_is_no_evidence_of_tensorrt_llm():
     trt = ["Number of requests: 5", "Request Throughput (req/sec):                     2.41"]
     (rep,) = parse_lines(trt)
     assert rep["framework"] == "tensorrt-llm" and rep["extra"]["requests"] == 5
+
+
+def test_vllms_ray_worker_prefix_claims_over_the_transformers_bars_beside_it():
+    # OpenRLHF issue (2024-04, held-out round 85): Ray prefixes each actor's lines with its class; vLLM's Ray
+    # worker (RayWorkerVllm, vLLM 0.2-0.4) is vLLM's own name, the critic's transformers bars are a neighbour's
+    lines = ["(RayWorkerVllm pid=207931, ip=10.0.1.75) [E socket.cpp:922] [c10d] The client socket has timed out "
+             "after 1800s while trying to connect to (172.17.0.2, 44737).",
+             "Loading checkpoint shards: 100%|\u2588\u2588\u2588\u2588| 38/38 [00:33<00:00,  1.69it/s]"]
+    assert parse_lines(lines)[0]["framework"] == "vllm"
+    assert parse_lines(lines[1:])[0]["framework"] == "transformers"

@@ -17,7 +17,8 @@ Generated -> ``eval_ms`` (+ ``eval_tps``, ``eval_tokens``); Total -> ``total_ms`
 ``cpu_fallback`` warning.
 Progress lines ``Processing Prompt [BLAS] (1676 / 1676 tokens)`` and ``Generating (78 / 387 tokens)`` set
 ``prompt_tokens`` (the second number: the prompt to process) and ``eval_tokens`` (the first: generated so far)
-until a summary line states its own. The version comes from ``Welcome to KoboldCpp - Version 1.83.1``.
+until a summary line states its own; the prompt's first number goes to ``extra["prompt_tokens_processed"]``
+(how far the prompt got: a run that failed in prefill, out of memory, stops short of ``prompt_tokens``). The version comes from ``Welcome to KoboldCpp - Version 1.83.1``.
 llama.cpp's timing block (printed in debug mode) goes to ``extra`` as ``llama_cpp_<key>`` (``llama_cpp_load_ms``,
 ``llama_cpp_prompt_eval_ms``, …): the summary line is koboldcpp's account of the same generation.
 """
@@ -115,6 +116,7 @@ class Parser(FamilyParser):
                 notes = runs.notes
             notes["prompt_progress"] = True
             runs.set("prompt_tokens", of)
+            runs.current["extra"]["prompt_tokens_processed"] = done
         else:
             runs.set("eval_tokens", done)
             runs.current["extra"]["max_new_tokens"] = of

@@ -12,7 +12,9 @@
   (``memory.`` fields in MiB, lists for per-GPU values); fields on indented continuation lines (a pasted line
   wrapped by hand) belong to the offload line above them; new-engine lines
   ``msg="model weights" buffer=CUDA0 size="11.5 GiB"``, ``msg="kv cache" device=…``, ``msg="compute graph" …``
-  -> ``buffers``, ``msg="total memory"`` -> ``extra["total_memory_mib"]``; ``[GIN] … | 200 | 40.5837591s | … |
+  -> ``buffers``, ``msg="total memory"`` -> ``extra["total_memory_mib"]``; ``msg="model load progress 0.02"`` (debug
+  level, while the weights load) -> ``extra["load_progress"]``, the last fraction printed (where a load that hung
+  stopped); ``[GIN] … | 200 | 40.5837591s | … |
   POST "/api/generate"`` closes a request: ``total_ms`` (the HTTP latency, which includes any load), and
   ``extra["http_status"]``, ``extra["path"]``.
 * The llama.cpp runner's own lines (older ollama): load/offload/buffer lines as in llama_cpp.py; its perf block
@@ -162,6 +164,12 @@ class Parser(FamilyParser):
             report["extra"]["offload_to"] = msg[len("offload to "):] if msg != "offload" else fields.get("library")
             self._offload = (report, fields, line)
             self._apply_offload(report, fields, line)
+            return True
+        if msg.startswith("model load progress "):
+            progress = number(msg[len("model load progress "):])
+            if progress is None:
+                return False
+            runs.startup()["extra"]["load_progress"] = progress
             return True
         kind = _BUFFER_MSGS.get(msg)
         if kind is not None:

@@ -34,7 +34,8 @@ LLAMA_EVIDENCE = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_
 
 OLLAMA_OWN = ("duration:", "count:", "rate:", "GPU loaded layers", "llm library", "runner started", "[GIN]",
               "_duration", "(version ", "version is", "print_timing", 'msg="offload to', "msg=offload ",
-              'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"', "layers.",
+              'msg="model weights"', 'msg="kv cache"', 'msg="compute graph"', 'msg="total memory"',
+              'msg="model load progress', "layers.",
               "memory.")
 
 KOBOLD_SUMMARY = ("Total:", "CtxLimit", "ContextLimit", "Processing:", "Process:", "Processed:")

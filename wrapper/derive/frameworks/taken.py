@@ -54,6 +54,17 @@ def _half_digit(num_text: str) -> float:
     return step / 2
 
 
+def _point(num_text: str) -> str:
+    """The number as printed with a point for its decimals: "2,560" (thousands) -> "2560", a decimal comma
+    ("34,00 MiB", a locale's) -> "34.00", so that its last digit is a hundredth, not a unit."""
+    if "," not in num_text:
+        return num_text
+    head, _, tail = num_text.rpartition(",")
+    if "." not in num_text and len(tail) != 3 and tail.isdigit():
+        return head.replace(",", "") + "." + tail
+    return num_text.replace(",", "")
+
+
 class Taken:
     """The numbers the families shown a line hold once they have read it, sorted for lookups."""
 
@@ -88,7 +99,7 @@ class Taken:
         nums = self._sorted
         if not nums:
             return False
-        tol = max(_half_digit(num_text.replace(",", "")), abs(value) * 1e-6)
+        tol = max(_half_digit(_point(num_text)), abs(value) * 1e-6)
         for f in _FACTORS:
             lo = (value - tol) * f
             hi = (value + tol) * f

@@ -215,6 +215,14 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 
 
 # gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
+# TensorRT's memory line at each builder/runtime step: the change, then what is in use ("now"), in the unit closing it
+_MEM_USAGE_CHANGE = LazyPattern(r"\[MemUsageChange\]\s*(?P<step>[^:\[\]]{1,60}?):\s*CPU\s*(?P<cpu>[-+]\d+(?:\.\d+)?),\s*GPU\s*"
+                                r"(?P<gpu>[-+]\d+(?:\.\d+)?)(?:,\s*now:\s*CPU\s*(?P<cpu_now>\d+(?:\.\d+)?),\s*GPU\s*"
+                                r"(?P<gpu_now>\d+(?:\.\d+)?))?\s*\((?P<unit>[KMG]iB)\)")
+# ggml's allocation that failed, its size in bytes without a unit (its "%zu"): "failed to allocate CUDA0 buffer
+# of size 38654705664", "Device memory allocation of size 4757131264 failed."
+_GGML_ALLOCATION = LazyPattern(r"(?P<label>(?:[A-Za-z_]\w*: )?[A-Za-z][\w ]{0,60}?(?:buffer|allocation)) of size (?P<num>\d+)"
+                               r"(?: failed)?\.?")
 _GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
 
 
@@ -426,9 +434,11 @@ class LineShapes:
 
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
-        """The shapes a whole line is one of: values before a unit closing it, sd.cpp's step bar, gin's access line,
+        """The shapes a whole line is one of: ggml's failed allocation, TensorRT's memory change, values before a unit closing it, sd.cpp's step bar, gin's access line,
         nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters, an access
         log's line, a load tester's histogram row."""
+        if (" of size " in s or "[MemUsageChange]" in s) and self._allocation(s, line, routed):
+            return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
@@ -479,6 +489,22 @@ class LineShapes:
             for label, group, unit in _SMI_FIGURES:
                 if smi[group] is not None:
                     self._add(label, smi[group], unit, line, routed)
+            return True
+        return False
+
+    def _allocation(self, s: str, line: str, routed: bool) -> bool:
+        """ggml's failed allocation (its size in bytes), TensorRT's memory change at a step (the CPU's and GPU's
+        change, then what each has in use); True: the line was one."""
+        if (s[-1].isdigit() or s.endswith("failed.")) and (alloc := _GGML_ALLOCATION.search(s)) is not None \
+                and alloc.end() == len(s):
+            self._add(f"{alloc['label'].rpartition(': ')[2]} size", alloc["num"], "B", line, routed)
+            return True
+        if s.endswith("iB)") and (mem := _MEM_USAGE_CHANGE.search(s)) is not None:
+            step = mem["step"].strip()
+            for label, group in (("CPU change", "cpu"), ("GPU change", "gpu"), ("CPU in use", "cpu_now"),
+                                 ("GPU in use", "gpu_now")):
+                if mem[group] is not None:
+                    self._add(f"{step} {label}", mem[group], mem["unit"], line, routed)
             return True
         return False
 

@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import LineShapes, _normalized
-from .tables import _RULE_CHARS, TableShapes
+from .tables import _MATRIX_HEADER, _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
 
 
@@ -157,6 +157,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\[)\s*$"  # a JSON array opened at the line's end ("cpu_freqs_khz": [)
                   r"|(?<=\)):\s*$"  # a heading with its unit: "First token latency(msecs):"
                   r"|(?<=iB\])|(?<=\[%\])|(?<=\[W\])"  # nvidia-smi's CSV header: "memory.used [MiB]", "utilization.gpu [%]"
+                  r"|(?<=of size [0-9])"  # ggml's failed allocation, in bytes without a unit: "buffer of size 4725934080"
                   r"|(?<=^[0-9])[0-9.]*\s*$)")  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
 
 
@@ -188,6 +189,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._npu = "0"  # the NPU of npu-smi's row above (its chip's row names only the chip)
         self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
         self._quoted: Optional[list] = None  # the lines so far of a CSV row whose quoted cell goes on over lines
+        self._matrix: Optional[tuple] = None  # the open device matrix's (title, unit, columns)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
@@ -196,6 +198,10 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         if not stripped:
             return
         if self._quoted is not None and not (stripped := self._quoted_row(stripped)):
+            return
+        if self._matrix is not None and self._matrix_row(stripped, text, routed):
+            return
+        if stripped[0] in "DGC" and _MATRIX_HEADER.fullmatch(stripped) is not None and self._matrix_header(stripped):
             return
         if stripped[0].isdigit() and self._spaced is None and self._nest is None \
                 and _BARE_NUMBER.fullmatch(stripped) is not None:
@@ -432,9 +438,10 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         the gate lets through only by chance, so it is to be fed whatever the gate says; or a JSON array printed
         one number a line is open (``"cpu_freqs_khz": [`` then ``2400000,`` …), or a heading whose statistics may
         follow (pandas' ``describe()`` rows: ``mean     204.032341``), or a CSV's header was read: its rows may mix
-        names and numbers the gate does not know (``exp_000,3,Correct,0.316,"H, B"``)."""
+        names and numbers the gate does not know (``exp_000,3,Correct,0.316,"H, B"``), or a device matrix's
+        (rows of numbers one space apart)."""
         return self._spaced is not None or (self._nest is not None and self._nest[-1][2] is not None) \
-            or self._heading is not None or self._csv is not None
+            or self._heading is not None or self._csv is not None or self._matrix is not None
 
     @property
     def full(self) -> bool:

@@ -312,6 +312,13 @@ def _named_row(cells: list, values: list) -> bool:
     return unit
 
 
+# A matrix of one figure per pair of devices, under its title (CUDA's p2pBandwidthLatencyTest: "Bidirectional
+# P2P=Enabled Bandwidth Matrix (GB/s)", then "   D\\D     0      1 …" and a row per device, its number first)
+_MATRIX_HEADER = LazyPattern(r"(?:D\\D|GPU|CPU)(?:\s+\d{1,3}){2,64}")
+_MATRIX_TITLE = LazyPattern(r"(?P<title>[^()]*\bMatrix\b[^()]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:?")
+_MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
+
+
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
@@ -380,6 +387,31 @@ class TableShapes:
             self._spaced_starts = None if "\t" in s else [0] + [m.end() for m in _COLUMN_GAP.finditer(s.rstrip())]
             self._spaced_indented = line.lstrip(">")[:1].isspace()
         return False
+
+    def _matrix_header(self, s: str) -> bool:
+        """A device matrix's header ("D\\D  0  1  2", devices numbered from 0) under its title, which names the
+        figure and its unit; True: it opens the matrix."""
+        columns = s.split()[1:]
+        if columns != [str(i) for i in range(len(columns))] or self.line_before is None:
+            return False
+        above = self.line_before(1)
+        title = _MATRIX_TITLE.fullmatch(above.strip()) if above else None
+        if title is None:
+            return False
+        self._matrix = (_label(title["title"]), title["unit"], len(columns))
+        return True
+
+    def _matrix_row(self, s: str, line: str, routed: bool) -> bool:
+        """A row of the open device matrix: its device, then one figure per device ("source to destination");
+        any other line closes the matrix (False)."""
+        title, unit, columns = self._matrix
+        cells = s.split()
+        if len(cells) != columns + 1 or not cells[0].isdigit() or not all(map(_MATRIX_CELL.fullmatch, cells[1:])):
+            self._matrix = None
+            return False
+        for column, cell in enumerate(cells[1:]):
+            self._add(f"{title} {cells[0]} to {column}", cell, unit, line, routed)
+        return True
 
     def _at_header_columns(self, s: str) -> Optional[list]:
         """A fixed-width row cut where its header's names start, when a cell filled its column to one space
