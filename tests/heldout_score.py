@@ -39,7 +39,7 @@ def _numbers(node, path=""):
 
 
 _PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_WORDED_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hours?|h|minutes?|mins?|seconds?|secs?|s|ms)\b")
+_WORDED_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hours?|h|minutes?|mins?|seconds?|secs?|s|ms|m)\b")
 
 
 def _value(printed) -> float:
@@ -53,6 +53,8 @@ def _value(printed) -> float:
         return float(text)
     if _PLAIN_NUMBER.fullmatch(text):  # a number kept as printed text ("100.00"): the number
         return float(text)
+    if re.fullmatch(r"\d+/\d+", text):  # how many of how many ("0/1" ready containers): the first, the count
+        return float(text.split("/")[0])
     if ":" in text:
         parts = [float(p) for p in text.split(":")]
         return sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
