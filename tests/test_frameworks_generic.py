@@ -1945,3 +1945,21 @@ def test_ggmls_failed_allocation_is_a_size_in_bytes_without_its_unit():
         ("Device memory allocation size", 1059303232, "B"), ("failed to allocate Vulkan0 buffer size", 1059303232, "B")]
     (run,) = read("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 34359738400 bytes")
     assert [(f.value, f.unit) for f, _ in run.figures] == [(34359738400, "B")]
+
+
+def test_a_duration_alone_in_brackets_after_the_words_it_times():
+    # mark-ramsey-ri/vllm-dgx-spark issue #7 (2026-01, held-out round 86): a set-up script's spinner and status line
+    runs = read("  \u2838 Loading model... [0m 02s elapsed]  ",
+                "[2026-01-26 16:57:25]   \u23f3 Still loading... (1m 14s) - this is normal for large models",
+                "[bench] Per-run budget: 12000 generated tokens x 2.5 overhead, clamped to [900s, 3600s]",
+                "| **Duration** | 984 seconds (16 min 24 sec) |")
+    got = [(f.label, f.value, f.unit) for r in runs for f, _ in r.figures]
+    assert got[:2] == [("Loading model elapsed", 2000, "ms"), ("Still loading", 74000, "ms")]
+    # a list of durations in brackets is no one duration; a duration said again after its number is no new one
+    assert not [g for g in got if g[0] in ("clamped to", "seconds")]
+
+
+def test_du_sizes_of_model_files_are_binary_multiples_named_by_the_file():
+    # InternLM/lmdeploy issue #1758 (2024-06, held-out round 86): `du -sh` over a model's shards
+    (run,) = read("2.3G    /data/models/MiniCPM-Llama3-V-2_5/model-00001-of-00007.safetensors")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("model-00001-of-00007.safetensors size", 2.3, "GiB")]

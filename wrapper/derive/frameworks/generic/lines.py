@@ -215,6 +215,8 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 
 
 # gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
+# du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
+_DU_LINE = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<mag>[KMGT])\s+(?P<path>\.?/\S*|\S+/\S*)")
 # TensorRT's memory line at each builder/runtime step: the change, then what is in use ("now"), in the unit closing it
 _MEM_USAGE_CHANGE = LazyPattern(r"\[MemUsageChange\]\s*(?P<step>[^:\[\]]{1,60}?):\s*CPU\s*(?P<cpu>[-+]\d+(?:\.\d+)?),\s*GPU\s*"
                                 r"(?P<gpu>[-+]\d+(?:\.\d+)?)(?:,\s*now:\s*CPU\s*(?P<cpu_now>\d+(?:\.\d+)?),\s*GPU\s*"
@@ -360,6 +362,23 @@ def _beside_noise(s: str, start: int, end: int) -> bool:
     return start > 2 and s[start - 1] == ":" and _SOURCE_FILE.search(s, max(0, start - 41), start - 1) is not None
 
 
+# What a duration alone in brackets after its words is of: "Loading model... [0m 02s elapsed]", "Still
+# loading... (1m 14s)" (a spinner's and a status line's time so far)
+_BRACKETED_HEAD = LazyPattern(r"(?P<label>[A-Za-z][\w ]{0,60}?)[.\u2026:]*\s*[\[(]$")
+_BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
+
+
+def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
+    """("in brackets", label) for a duration that fills its brackets after the words naming it, or None; not a
+    list of durations ("clamped to [900s, 3600s]"), nor a duration said again after a number and its unit ("984
+    seconds (16 min 24 sec)")."""
+    tail = _BRACKETED_TAIL.match(s, m.end()) if "," not in m[0] else None
+    head = _BRACKETED_HEAD.search(s, max(0, m.start() - _BEFORE_CHARS), m.start()) if tail is not None else None
+    if head is None or s[max(0, head.start() - 2):head.start()].strip()[-1:].isdigit():
+        return None
+    return "in brackets", head["label"].strip() + (" elapsed" if tail["elapsed"] else "")
+
+
 def _before(reversed_head: str) -> Optional[tuple]:
     """(shape, label, unit in brackets or None) from the reversed text before a number, or None."""
     for shape, rx in _BEFORE:
@@ -437,7 +456,7 @@ class LineShapes:
         """The shapes a whole line is one of: ggml's failed allocation, TensorRT's memory change, values before a unit closing it, sd.cpp's step bar, gin's access line,
         nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters, an access
         log's line, a load tester's histogram row."""
-        if (" of size " in s or "[MemUsageChange]" in s) and self._allocation(s, line, routed):
+        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and "/" in s) and self._tool_line(s, line, routed):
             return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
@@ -492,9 +511,17 @@ class LineShapes:
             return True
         return False
 
-    def _allocation(self, s: str, line: str, routed: bool) -> bool:
+    def _tool_line(self, s: str, line: str, routed: bool) -> bool:
         """ggml's failed allocation (its size in bytes), TensorRT's memory change at a step (the CPU's and GPU's
-        change, then what each has in use); True: the line was one."""
+        change, then what each has in use), ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
+        safetensors": binary multiples); True: the line was one."""
+        if s[0].isdigit():
+            du = _DU_LINE.fullmatch(s)
+            if du is None:
+                return False
+            name = du["path"].rstrip("/").rpartition("/")[2] or du["path"]
+            self._add(f"{name[:60]} size", du["num"], f"{du['mag']}iB", line, routed)
+            return True
         if (s[-1].isdigit() or s.endswith("failed.")) and (alloc := _GGML_ALLOCATION.search(s)) is not None \
                 and alloc.end() == len(s):
             self._add(f"{alloc['label'].rpartition(': ')[2]} size", alloc["num"], "B", line, routed)
@@ -685,9 +712,17 @@ class LineShapes:
                 label = "peak resident set size" if m["label"].startswith("max") else m["label"]
                 self._add(label, m["num"], "B", line, routed)
                 taken.append(m.span())
+        self._durations(s, line, routed, taken)
+        return self._values(s, line, routed, taken, heading)
+
+    def _durations(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Durations of several parts after their label ("took 1m2s", "wall time: 7m 51s", "took 1 min 19 seconds")
+        or alone in brackets after the words they time ("Loading model... [0m 02s elapsed]"), in ms."""
         for m in _MULTI_DURATION.finditer(s) if "m" in s else ():
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if found is not None and found[0] != "bracket":  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s"
+            if found is None or found[0] == "bracket":
+                found = _in_brackets(s, m)
+            if found is not None:  # "took 1m2s", "real\t0m16.393s", "elapsed=1m2s", "Loading model… (1m14s)"
                 self._add(_label(found[1]), repr(go_duration_ms(_PART_SEPARATOR.sub("", m[0]))), "ms", line, routed)
             taken.append(m.span())
         for m in _SPOKEN_DURATION.finditer(s) if " " in s else ():
@@ -695,10 +730,11 @@ class LineShapes:
             if ms is None or any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if found is not None and found[0] != "bracket":  # "wall time: 7m 51s", "took 1 min 19 seconds"
+            if found is None or found[0] == "bracket":
+                found = _in_brackets(s, m)
+            if found is not None:  # "wall time: 7m 51s", "took 1 min 19 seconds", "[0m 02s elapsed]"
                 self._add(_label(found[1]), repr(ms), "ms", line, routed)
             taken.append(m.span())
-        return self._values(s, line, routed, taken, heading)
 
     def _clock_duration(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
         """A duration printed as a clock after its label ("total time:   0:05:43", "Elapsed = 01:02:03.5"), in
