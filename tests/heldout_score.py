@@ -70,7 +70,7 @@ def _value(printed) -> float:
 def _match(value: float, numbers: list) -> str | None:
     for path, n in numbers:
         for f in _FACTORS:
-            if math.isclose(n, value * f, rel_tol=1e-4, abs_tol=1e-9):
+            if math.isclose(n, value * f, rel_tol=1e-4):  # no absolute slack: any value times 1e-9 is "near" 0
                 return path
     return None
 
