@@ -1963,3 +1963,14 @@ def test_du_sizes_of_model_files_are_binary_multiples_named_by_the_file():
     # InternLM/lmdeploy issue #1758 (2024-06, held-out round 86): `du -sh` over a model's shards
     (run,) = read("2.3G    /data/models/MiniCPM-Llama3-V-2_5/model-00001-of-00007.safetensors")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("model-00001-of-00007.safetensors size", 2.3, "GiB")]
+
+
+def test_a_fixed_width_row_whose_cell_ran_into_the_next_is_cut_where_the_header_names_start():
+    # ollama/ollama issue #4531 (2024-05, held-out round 86): `ollama ps`'s PROCESSOR cell fills its column, so
+    # one space parts it from UNTIL; the header above says where each cell starts
+    from wrapper.derive.frameworks import parse_lines
+
+    (rep,) = parse_lines(["NAME            ID              SIZE    PROCESSOR       UNTIL",
+                          "llama3:70b      be39eb53a197    41 GB   42%/58% CPU/GPU 4 minutes from now"])
+    got = {(f["value"], f["unit"]) for f in rep["figures"]}
+    assert got == {(41, "GB"), (42, "%"), (58, "%")}  # no "4 min": the time left is no figure of the run

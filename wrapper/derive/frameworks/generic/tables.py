@@ -345,8 +345,8 @@ class TableShapes:
         indented = self._spaced_indented
         least = 1 if pair or len(cells) > MIN_SPACED_COLUMNS else 2  # under a header of 4+ names one value is a row
         if header is None and sum(v is not None for v in values) >= least and self.line_before is not None:
-            header = original = self._header_above(len(cells), named=values[0] is None)
-            indented = self._spaced_indented
+            header, cells, values, extras = self._header_for_row(s, cells, values, extras)
+            original, indented = header, self._spaced_indented
         if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
                 if value is not None and value["unit"]:  # ("coding  100.0  12/12  53040ms  ✅": a score and a
@@ -444,7 +444,20 @@ class TableShapes:
                 return None
         return None
 
-    def _header_above(self, columns: int, named: bool = True) -> Optional[list]:
+    def _header_for_row(self, s: str, cells: list, values: list, extras: list) -> tuple:
+        """(header, cells, values, extras): the header above a row no header is open for, and the row cut where
+        the header's names start when one of its cells ran into the next one space apart (``ollama ps``'s
+        "42%/58% CPU/GPU 4 minutes from now" under "PROCESSOR       UNTIL")."""
+        header = self._header_above(len(cells), named=values[0] is None, row=s)
+        if header is not None and len(cells) < len(header):
+            cut = self._at_header_columns(s) if "\t" not in s else None
+            if cut is None or len(cut) != len(header):
+                return None, cells, values, extras
+            cells = cut
+            values, extras = _cell_values(cells)
+        return header, cells, values, extras
+
+    def _header_above(self, columns: int, named: bool = True, row: Optional[str] = None) -> Optional[list]:
         """The line above a fixed-width row, as its table's header when it is one: as many names as the row has
         cells (or one fewer: no corner above the rows' names), none of them a value ("Benchmark  Time  CPU"); a
         rule between the two ("-----") is passed over."""
@@ -471,8 +484,8 @@ class TableShapes:
         cells = _COLUMN_GAP.split(above)
         if not named and len(cells) < columns == len(above.split()):  # a row of values only under names one space
             cells = above.split()  # apart ("TotalCount 1/(1-Percentile)", wrk2); "MIN:" names its row: no corner
-        if not columns - 1 <= len(cells) <= columns or len(cells) < MIN_SPACED_COLUMNS - 1:
-            return None
+        if not columns - 1 <= len(cells) <= columns + (row is not None) or len(cells) < MIN_SPACED_COLUMNS - 1:
+            return None  # one name more than the row's cells: a row whose cells ran together (``_header_for_row``)
         self._spaced_indented = indented
         if any(_cell_values(cells)[0]) or any(len(c) > MAX_HEADER_CELL_CHARS for c in cells):
             return None
