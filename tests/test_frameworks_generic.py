@@ -1974,3 +1974,11 @@ def test_a_fixed_width_row_whose_cell_ran_into_the_next_is_cut_where_the_header_
                           "llama3:70b      be39eb53a197    41 GB   42%/58% CPU/GPU 4 minutes from now"])
     got = {(f["value"], f["unit"]) for f in rep["figures"]}
     assert got == {(41, "GB"), (42, "%"), (58, "%")}  # no "4 min": the time left is no figure of the run
+
+
+def test_a_rate_after_a_total_time_joins_the_label_before_it():
+    # pytorch-labs/gpt-fast pull request #152 (2024-04, held-out round 89): "total" between the two figures no
+    # longer hides the rate from the time it follows
+    (run,) = read("Time for inference 1: 8.27 sec total, 24.17 tokens/sec")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Time for inference 1", 8.27, "s"), ("Time for inference 1 rate", 24.17, "tokens/s")]

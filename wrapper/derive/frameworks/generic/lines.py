@@ -127,7 +127,9 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
 # "63.27ms @ 15.81 tok/s/user", "1046 tokens  ->  10.17 t/s": the rate of the same figure
-_JOINED = LazyPattern(r"(?:[\s,(=/@]|->|\u2192)*")
+# between a figure and the next one it names nothing of its own ("353 us, 0.46 tokens/s"): separators, maybe after
+# a word that says the first is a whole ("8.27 sec total, 24.17 tokens/sec": gpt-fast's, torchchat's)
+_JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192)*")
 
 
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
