@@ -1982,3 +1982,17 @@ def test_a_rate_after_a_total_time_joins_the_label_before_it():
     (run,) = read("Time for inference 1: 8.27 sec total, 24.17 tokens/sec")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("Time for inference 1", 8.27, "s"), ("Time for inference 1 rate", 24.17, "tokens/s")]
+
+
+def test_numpy_scalars_in_a_printed_dict_and_pytests_slowest_durations():
+    # sgl-project/sglang issue #14699 (2025-12, held-out round 91): NumPy 2 prints its scalars as np.float64(…);
+    # nod-ai/amd-shark-ai issue #622 (2024-11): pytest's --durations rows, each a test's call time
+    from wrapper.derive.frameworks import parse_lines
+
+    (rep,) = parse_lines(["{'accuracy': np.float64(0.558756633813495), 'latency': 22.624223445018288}"])
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [("accuracy", 0.558756633813495),
+                                                                   ("latency", 22.624223445018288)]
+    (rep,) = parse_lines(["203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::"
+                          "testV1_1CompareXxlIreeF32AgainstTorchEagerF32"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("testV1_1CompareXxlIreeF32AgainstTorchEagerF32 call", 203.98, "s")]

@@ -61,7 +61,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]|\",\"[A-Za-z_]"
                 rb"|etric,[A-Za-z]|[A-Za-z)],\"?[-+]?[0-9][0-9.,]*\"?" + _LINE_END +
-                rb"|iB\]|\[%\]|\[W\]|of size [0-9]|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=][ \t]*\[[ \t]*[-+]?[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END
+                rb"|iB\]|\[%\]|\[W\]|of size [0-9]|float(?:64|32)\([0-9]|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=][ \t]*\[[ \t]*[-+]?[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END
                 # a number alone on its line (a one-column CSV's cell)
                 + rb"|(?m:^)[0-9][0-9.]*" + _LINE_END)
 

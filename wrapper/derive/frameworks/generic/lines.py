@@ -217,6 +217,8 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 
 
 # gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
+# pytest --durations: "203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::testV1_1Compare…"
+_PYTEST_DURATION = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+::\S+)")
 # du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
 _DU_LINE = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<mag>[KMGT])\s+(?P<path>\.?/\S*|\S+/\S*)")
 # TensorRT's memory line at each builder/runtime step: the change, then what is in use ("now"), in the unit closing it
@@ -421,6 +423,9 @@ def _bracketed(label: str, words: str) -> str:
     return f"{of} ({words}) {stat}" if of and _STAT_COLUMN.fullmatch(stat) else f"{label} ({words})"
 
 
+_NUMPY_SCALAR = LazyPattern(r"\bnp\.(?:float|u?int)(?:16|32|64)\(([-+]?\d[\d.]*(?:[eE][-+]?\d+)?)\)")
+
+
 def _normalized(text: str) -> str:
     """A line as the shapes read it (quoting, box bars and full-width punctuation made plain), or "" for a line
     that is noise as a whole."""
@@ -447,6 +452,8 @@ def _normalized(text: str) -> str:
         stripped = stripped.translate(_PLAIN_PUNCTUATION)
     if "': '" in stripped:  # a Python dict printed whole, its numbers as strings: "{'time': '1.011', …}"
         stripped = _QUOTED_PY_NUMBER.sub(r"\1\2", stripped)
+    if "np." in stripped:  # NumPy 2's scalars in a printed dict: "'accuracy': np.float64(0.5587)"
+        stripped = _NUMPY_SCALAR.sub(r"\1", stripped)
     return stripped
 
 
@@ -455,10 +462,11 @@ class LineShapes:
 
     # -- shapes ----------------------------------------------------------------------------------------------
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
-        """The shapes a whole line is one of: ggml's failed allocation, TensorRT's memory change, values before a unit closing it, sd.cpp's step bar, gin's access line,
-        nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry attribute, htop's CPU meters, an access
-        log's line, a load tester's histogram row."""
-        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and "/" in s) and self._tool_line(s, line, routed):
+        """The shapes a whole line is one of: common tools' lines (``_tool_line``), values before a unit closing
+        it, sd.cpp's step bar, gin's access line, nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry
+        attribute, htop's CPU meters, an access log's line, a load tester's histogram row."""
+        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s)) \
+                and self._tool_line(s, line, routed):
             return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
@@ -515,9 +523,14 @@ class LineShapes:
 
     def _tool_line(self, s: str, line: str, routed: bool) -> bool:
         """ggml's failed allocation (its size in bytes), TensorRT's memory change at a step (the CPU's and GPU's
-        change, then what each has in use), ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
+        change, then what each has in use), pytest's ``--durations`` rows (a test's call, setup or teardown time,
+        named by the test), ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
         safetensors": binary multiples); True: the line was one."""
         if s[0].isdigit():
+            if (test := _PYTEST_DURATION.fullmatch(s)) is not None:  # "203.98s call     tests/x.py::T::test_a"
+                name = test["test"].rpartition("::")[2] or test["test"]
+                self._add(f"{name[:60]} {test['phase']}", test["num"], "s", line, routed)
+                return True
             du = _DU_LINE.fullmatch(s)
             if du is None:
                 return False

@@ -158,6 +158,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\)):\s*$"  # a heading with its unit: "First token latency(msecs):"
                   r"|(?<=iB\])|(?<=\[%\])|(?<=\[W\])"  # nvidia-smi's CSV header: "memory.used [MiB]", "utilization.gpu [%]"
                   r"|(?<=of size [0-9])"  # ggml's failed allocation, in bytes without a unit: "buffer of size 4725934080"
+                  r"|(?<=float64\([0-9])|(?<=float32\([0-9])"  # NumPy 2's scalars: "'accuracy': np.float64(0.5587)"
                   r"|(?<=^[0-9])[0-9.]*\s*$)")  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
 
 
