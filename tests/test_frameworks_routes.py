@@ -98,3 +98,11 @@ def test_vllms_ray_worker_prefix_claims_over_the_transformers_bars_beside_it():
              "Loading checkpoint shards: 100%|\u2588\u2588\u2588\u2588| 38/38 [00:33<00:00,  1.69it/s]"]
     assert parse_lines(lines)[0]["framework"] == "vllm"
     assert parse_lines(lines[1:])[0]["framework"] == "transformers"
+
+
+def test_a_bench_script_speaking_of_vllms_log_is_no_vllm_log():
+    # noonghunna/club-3090 issue #390 (2026, held-out round 91): a bench script against llama-server notes that it
+    # could not scrape vLLM's log; the name there is another program's mention
+    lines = ["  decode_TPS     mean= 143.79   std=  0.19   CV= 0.1%   min=143.59   max=144.05",
+             "  PP tok/s       n/a (vLLM log scrape unavailable; use PP=1 for long-prompt fallback)"]
+    assert parse_lines(lines)[0]["framework"] == "unknown"

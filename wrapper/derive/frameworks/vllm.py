@@ -132,8 +132,9 @@ _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-
 # one engine among others ("| vllm | 90.78 ± 1.60 |"), is a comparison too ("| vLLM Ascend v0.9.1 Round1 |" is not),
 # and so is a column named after it with its unit ("| vLLM (ms) |": a kernel benchmark's baseline);
 # a quoted name is a client's key or value ('"vllm:gpu_cache_usage_perc": {}' in a benchmark client's JSON).
-# RayWorkerVllm is vLLM's Ray worker class (0.2-0.4): Ray prefixes each line its actor prints with it.
-_OWN = re.compile(r"(?<![\w\"-])(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
+# RayWorkerVllm is vLLM's Ray worker class (0.2-0.4): Ray prefixes each line its actor prints with it. "vLLM log"
+# is another program speaking of vLLM's log ("PP tok/s  n/a (vLLM log scrape unavailable …)", a bench script's).
+_OWN = re.compile(r"(?<![\w\"-])(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|| logs?\b)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
                   r"kv_cache_utils\.py|Avg prompt throughput")
 
 # (gate substring, regex, handler name); the periodic metrics lines first: most of a server log's routed lines
