@@ -85,3 +85,19 @@ def test_jsonl_one_object_per_line():
 def test_named_framework_gives_the_same_rows():
     name = "llama-bench__cpu-tiny-llama-o-csv.log"
     assert parse(name, "llama-bench") == parse(name)
+
+
+def test_rows_pasted_without_their_header_show_their_own_columns():
+    # ikawrakow/ik_llama.cpp issue #263 (2025-03, held-out round 93): llama-bench rows pasted without the header;
+    # the model, size and params first and the test and its rate last say what they are; a grep's name before
+    # them (round 56's "lcp q8_0 | …") moves the columns by one
+    from wrapper.derive.frameworks import parse_lines
+
+    row = ("| deepseek2 671B Q8_0            | 307.20 GiB |   672.05 B | CUDA       |  63 |    4096 |     1024 |  1 |"
+           "   2 |    64 |    1 |         tg256 |     17.83 ± 0.03 |")
+    (rep,) = parse_lines([row])
+    assert rep["framework"] == "llama-bench" and rep["eval_tps"] == 17.83 and rep["extra"]["tps_stddev"] == 0.03
+    assert rep["extra"]["model_size_mib"] == 307.20 * 1024 and "" not in rep["extra"]
+    grep = "lcp q8_0 | qwen3 4B Q8_0                  |   3.98 GiB |     4.02 B | CPU        |      16 |    tg128 @ d128 |         30.70 ± 0.01 |"
+    (rep,) = parse_lines([grep])
+    assert rep["eval_tps"] == 30.70 and rep["extra"]["depth_tokens"] == 128

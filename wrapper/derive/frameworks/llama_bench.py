@@ -7,7 +7,9 @@ time per repetition (``avg_ns``): it becomes ``prompt_eval_ms``/``eval_ms`` (``t
 ``extra``: ``test`` (``pp512``, ``tg128``, ``pp512+tg128``), ``tps_stddev``, ``depth_tokens`` (``@ d512``), the
 other markdown cells by header name as printed, or for CSV/JSON ``model``, ``backend``, ``ngl``, ``gpu_info``,
 ``test_time``, ``tensor_buft_overrides``, ``stddev_ms``; a markdown row's ``size`` and ``params`` also as numbers,
-``model_size_mib`` and ``model_params_billions``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``.
+``model_size_mib`` and ``model_params_billions``. ``n_cpu_moe`` > 0 goes to ``moe_experts_cpu``. Rows pasted
+without their header are read when they show their columns themselves (model, size, params, backend first; test
+and ``t/s ± sd`` last; the cells between unnamed and not kept).
 The version comes from the ``build: <commit> (<number>)`` line (markdown) or ``build_commit``/``build_number``.
 llama-batched-bench's table (``| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s |``)
 gives one dict per row: token counts, ``prompt_eval_ms``/``eval_ms``/``total_ms`` from the seconds, the rates,
@@ -48,6 +50,19 @@ def _model_figures(row: dict) -> dict:
     return out
 
 
+def _headerless(cells: list) -> list | None:
+    """The columns of a llama-bench row pasted without its header, when the row shows them itself: the model,
+    its size and parameters first (``| deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B | CUDA | …``), the test and
+    its rate with their spread last (``| tg256 | 17.83 ± 0.03 |``); the settings between them stay unnamed ("")."""
+    if len(cells) < 5 or _TPS.fullmatch(cells[-1]) is None or _TEST.fullmatch(cells[-2]) is None:
+        return None
+    # the model's cell may follow a name a grep or a script put first ("lcp q8_0 | qwen3 4B Q8_0 | 3.98 GiB | …")
+    size = next((i for i in (1, 2) if size_mib(cells[i]) is not None and _PARAMS.fullmatch(cells[i + 1])), None)
+    if size is None or len(cells) < size + 5:
+        return None
+    return [""] * (size - 1) + ["model", "size", "params", "backend"] + [""] * (len(cells) - size - 5) + ["test", "t/s"]
+
+
 def _cells(text: str) -> list[str]:
     return [c.strip() for c in text.strip().strip("|").split("|")]
 
@@ -58,6 +73,7 @@ class Parser(FamilyParser):
     def __init__(self) -> None:
         super().__init__()
         self._md_columns: list[str] | None = None
+        self._md_headerless = False  # the columns came from a row without a header (``_headerless``)
         self._csv_columns: list[str] | None = None
         self._json_lines: list[str] | None = None
         self._json_read = False  # the open JSON object's row was read already (its last lines are skipped)
@@ -96,7 +112,7 @@ class Parser(FamilyParser):
         # llama-bench's header always names the model's size or parameters; a table of other tools with "test" and
         # "t/s" columns (llama-benchy's, measured against a server) is not its evidence
         if "t/s" in cells and "test" in cells and ("size" in cells or "params" in cells):
-            self._md_columns = cells
+            self._md_columns, self._md_headerless = cells, False
             self._batched = False
             self.evidence += 1
             return
@@ -108,6 +124,11 @@ class Parser(FamilyParser):
         if self._batched and self._md_columns is not None and len(cells) == len(self._md_columns):
             self._batched_row(dict(zip(self._md_columns, cells)))
             return
+        if (self._md_columns is None or self._md_headerless) and "\u00b1" in text \
+                and (columns := _headerless(cells)) is not None:
+            # rows pasted without their header: the columns from each row's own shape
+            self.evidence += self._md_columns is None
+            self._md_columns, self._md_headerless = columns, True
         if self._md_columns is None or len(cells) != len(self._md_columns) or "\u00b1" not in text:
             return
         row = dict(zip(self._md_columns, cells))
@@ -117,7 +138,7 @@ class Parser(FamilyParser):
             self.runs.unparsed(text)
             return
         # an odd rate ("nan ± nan") loses itself, not the row's test and token counts
-        extra = {k: v for k, v in row.items() if k not in ("t/s", "test", "n_cpu_moe")}
+        extra = {k: v for k, v in row.items() if k and k not in ("t/s", "test", "n_cpu_moe")}
         extra.update(_model_figures(row))
         self._row(test_kind=test[1], first_n=int(test[2]), gen_n=integer(test[3]), depth=integer(test[4]),
                   avg_tps=None if tps is None else number(tps[1]), stddev_tps=None if tps is None else number(tps[2]),
