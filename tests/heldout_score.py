@@ -67,6 +67,15 @@ def _value(printed) -> float:
     return ms / 1000.0
 
 
+def _sheet_value(printed) -> float | None:
+    """A sheet's value, or None for one printed as no number a reader could take ("0hOm8s": a letter O among the
+    digits, as the log printed it): stated, so counted, and never found."""
+    try:
+        return _value(printed)
+    except ValueError:
+        return None
+
+
 def _match(value: float, numbers: list) -> str | None:
     for path, n in numbers:
         for f in _FACTORS:
@@ -97,7 +106,8 @@ def score(dirs: list[str], detail: bool = False, phasewrap: str = "bin/phasewrap
         numbers = [(f"#{i + 1}.{p}", n) for i, r in enumerate(reports) for p, n in _numbers(r)]
         fw = reports[-1].get("framework") if reports else None
         ok = fw in sheet["framework_ok"]
-        got = [(fig, _match(_value(fig["value"]), numbers)) for fig in sheet["figures"]]
+        got = [(fig, _match(value, numbers) if (value := _sheet_value(fig["value"])) is not None else None)
+               for fig in sheet["figures"]]
         hits = sum(m is not None for _, m in got) + ok
         stated += len(got) + 1
         found += hits
