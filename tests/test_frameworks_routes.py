@@ -106,3 +106,16 @@ def test_a_bench_script_speaking_of_vllms_log_is_no_vllm_log():
     lines = ["  decode_TPS     mean= 143.79   std=  0.19   CV= 0.1%   min=143.59   max=144.05",
              "  PP tok/s       n/a (vLLM log scrape unavailable; use PP=1 for long-prompt fallback)"]
     assert parse_lines(lines)[0]["framework"] == "unknown"
+
+
+def test_sglangs_bench_serving_against_a_vllm_backend_is_sglangs_report():
+    # sgl-project/sglang (2026-05, held-out round 95): bench_serving names its backend ("vllm-chat") and its
+    # traffic rate inside the report, lines vLLM's own report never prints there
+    lines = ["============ Serving Benchmark Result ============",
+             "Backend:                                 vllm-chat",
+             "Traffic request rate:                    1.0",
+             "Max request concurrency:                 256",
+             "Successful requests:                     64",
+             "Benchmark duration (s):                  62.15"]
+    (rep,) = parse_lines(lines)
+    assert rep["framework"] == "sglang" and rep["extra"]["serving_benchmark"]["successful_requests"] == 64

@@ -66,7 +66,7 @@ def _batch_fields(text: str) -> dict:
 _OWN_NAME = re.compile(r"\bsglang(?=[./:\]])|\bSGLang\b")
 _EVIDENCE = tuple(e for e in routes.SGLANG_EVIDENCE if e.lower() != "sglang")
 # Lines only SGLang's ``bench_serving`` report prints (vLLM's report has the same header and common lines).
-_OWN_REPORT = ("(retokenized)", "Total input text tokens")
+_OWN_REPORT = ("(retokenized)", "Total input text tokens", "Traffic request rate:")
 
 
 def _series_append(into: dict, text: str) -> None:

@@ -58,6 +58,9 @@ NAME = "vllm"
 # The serving-benchmark report's lines that are vLLM's own (serving_bench.key_of of "Successful requests:" and
 # "Benchmark duration (s):"): its evidence, where other load testers print the same header above other labels.
 _BENCH_OWN = ("successful_requests", "benchmark_duration_s")
+# Lines vLLM's report never prints inside it: TensorRT-LLM's copy opens with "Total requests:", SGLang's
+# bench_serving names its backend and its traffic rate there (vLLM prints its rate before the run, not in the report)
+_BENCH_FOREIGN = ("total_requests", "backend", "traffic_request_rate")
 # LLM.generate's bar: "Processed prompts: 100%|…| 1000/1000 [00:41<00:00, 24.1it/s, est. speed input: 24555.79
 # toks/s, output: 22.14 toks/s]" (the rate may be "s/it" on a slow machine); each redraw supersedes the one before.
 _PROCESSED = re.compile(r"Processed prompts:\s*\d+%.*?(\d+)/(\d+) \[.*?est\. speed input: ([\d.]+) toks/s, "
@@ -200,7 +203,7 @@ class Parser(FamilyParser):
                 # vLLM's own first lines of the report are its evidence, not the header: other load testers (a Go
                 # one against Triton) print the same header above their own labels ("Benchmark Duration (sec)"),
                 # and TensorRT-LLM's copy of the script opens it with "Total requests:", a line vLLM's never prints
-                if self._bench.last_key == "total_requests":
+                if self._bench.last_key in _BENCH_FOREIGN:
                     self._foreign_bench = True
                 elif self._bench.last_key in _BENCH_OWN and not self._foreign_bench:
                     self.evidence += 1
