@@ -1996,3 +1996,14 @@ def test_numpy_scalars_in_a_printed_dict_and_pytests_slowest_durations():
                           "testV1_1CompareXxlIreeF32AgainstTorchEagerF32"])
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
         ("testV1_1CompareXxlIreeF32AgainstTorchEagerF32 call", 203.98, "s")]
+
+
+def test_a_progress_bar_without_its_bar_still_has_its_count_and_times():
+    # HabanaAI/vllm-fork (2025-02, held-out round 96): tqdm writing to no terminal prints no bar between the
+    # percentage and the count; the "[elapsed<remaining" bracket says it is one
+    (run,) = read("Loading safetensors checkpoint shards: 100% 163/163 [01:12<00:00,  2.25it/s]")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Loading safetensors checkpoint shards progress", 100, "%"),
+        ("Loading safetensors checkpoint shards done", 163, "iterations"),
+        ("Loading safetensors checkpoint shards elapsed", 72, "s"),
+        ("Loading safetensors checkpoint shards", 2.25, "it/s")]

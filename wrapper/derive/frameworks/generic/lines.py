@@ -195,7 +195,7 @@ _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),
 
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate
 # (the bar's closing pipe maybe lost, "100%|██ 19/19 ["; the closing bracket where a terminal cut the line)
-_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.(\[][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?\|(?:[^|\d]*\|?)?\s*"
+_BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.(\[][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?(?:\|(?:[^|\d]*\|?)?\s*|(?=\d+(?:\.\d+)?[kMGT]?/\S+\s*\[[^\]<]*<))"
                    r"(?P<done>\d+(?:\.\d+)?(?P<mag>[kMGT])?)/(?P<total>\d+(?:\.\d+)?[kMGT]?)\s*\[(?P<inner>[^\]]*)(?:\]|$)")
 
 

@@ -210,7 +210,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return                                     # alone through
         if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
-        if "%" in stripped and "|" in stripped and (rest := self._bar(stripped, text, routed)) is not None:
+        if "%" in stripped and ("|" in stripped or "<" in stripped) and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
         if self._whole_line(stripped, text, routed) or self._piped(stripped, text, routed):
             return
