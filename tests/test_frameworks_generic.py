@@ -2007,3 +2007,12 @@ def test_a_progress_bar_without_its_bar_still_has_its_count_and_times():
         ("Loading safetensors checkpoint shards done", 163, "iterations"),
         ("Loading safetensors checkpoint shards elapsed", 72, "s"),
         ("Loading safetensors checkpoint shards", 2.25, "it/s")]
+
+
+def test_a_change_in_words_from_one_value_to_another():
+    # NVIDIA/TensorRT-LLM (2025-10, held-out round 96): the workspace it grew to, and the size it came from
+    (run,) = read("[TensorRT-LLM][WARNING] Attention workspace size is not enough, increase the size from 0 bytes to "
+                  "33624960 bytes")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("increase the size", 33624960, "B"), ("increase the size from", 0, "B")]
+    assert not read("scaled from 2 to 5 workers")[0].figures  # no unit on either side: no change of a figure

@@ -147,6 +147,11 @@ _ARROW = LazyPattern(r"(?<![\w.])(?P<a>" + _NUM + r")\s*(?P<aunit>" + _UNIT + r"
                      + r")\s*(?P<bunit>" + _UNIT + r")?(?![\w.])")
 
 
+# A change in words, both values with their units: "increase the size from 0 bytes to 33624960 bytes"
+_FROM_TO = LazyPattern(r"(?<![\w.])from\s+(?P<a>" + _NUM + r")\s*(?P<aunit>" + _UNIT + r")\s+to\s+(?P<b>" + _NUM
+                       + r")\s*(?P<bunit>" + _UNIT + r")(?![\w.])")
+
+
 # The group shape's head ends in its bracketed unit and a colon; the regex runs only on lines that have one.
 _GROUP_MARK = LazyPattern(r"\)\s*:\s*[A-Za-z]")
 
@@ -695,7 +700,7 @@ class LineShapes:
                 for item in items:
                     self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"].strip(), line, routed)
                 taken.append((m.start(), end))
-        if "->" in s or "\u2192" in s or "=>" in s:
+        if "->" in s or "\u2192" in s or "=>" in s or " from " in s and " to " in s:
             self._arrows(s, line, routed, taken)
         if ":" in s and _CLOCK_HINT.search(s) is not None and (clock := _CLOCK_DURATION.search(s)) is not None:
             self._clock_duration(clock, line, routed, taken)
@@ -792,9 +797,10 @@ class LineShapes:
                 taken.append(m.span())
 
     def _arrows(self, s: str, line: str, routed: bool, taken: list) -> None:
-        """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s"): the value it came to, labelled
-        by the words before the first ("Decode speed"), and the one it came from ("Decode speed from")."""
-        for m in _ARROW.finditer(s):
+        """A change from one value to another ("Decode speed: 12.3 -> 15.6 tok/s", "increase the size from 0 bytes
+        to 33624960 bytes"): the value it came to, labelled by the words before the first ("Decode speed"), and the
+        one it came from ("Decode speed from")."""
+        for m in (_ARROW.finditer(s) if " from " not in s else [*_ARROW.finditer(s), *_FROM_TO.finditer(s)]):
             if m["aunit"] and m["bunit"] and _unit_kind(m["aunit"], "")[1] != _unit_kind(m["bunit"], "")[1]:
                 continue  # "1046 tokens  ->  10.17 t/s": a count, then the rate it gives, no change of one value
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
