@@ -357,8 +357,8 @@ def test_key_value_lines_go_durations_and_units_named_by_the_key():
     prefill = 'msg="prefill progress" seq=0 tokens=7680 remaining=512  progress=0.94 elapsed=1m10.219s tps=109.37'
     (run,) = read(prefill)
     assert sorted((f.label, f.value, f.unit or "") for f, _ in run.figures) == [
-        ("elapsed", 70219.0, "ms"), ("remaining", 512, ""), ("tokens", 7680, ""), ("tps", 109.37, "tokens/s")]
-    assert "progress" not in {f.label for f, _ in run.figures}  # a fraction done: progress, no figure
+        ("elapsed", 70219.0, "ms"), ("progress", 0.94, ""), ("remaining", 512, ""), ("tokens", 7680, ""),
+        ("tps", 109.37, "tokens/s")]  # a fraction done is a ratio since held-out round 98 (it was left out before)
     # vllm-project/vllm-ascend issue #10876 (description): the unit is in the key's name
     ascend = ("06-19 15:32:57 DEBUG execute_model: attn_state=ChunkedPrefill num_reqs=1 total_scheduled_tokens=8192 "
               "forward_ms=456.98 logits_ms=0.48 attn_backend=ABCMeta num_computed_tokens=[6062] "
@@ -2016,3 +2016,12 @@ def test_a_change_in_words_from_one_value_to_another():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("increase the size", 33624960, "B"), ("increase the size from", 0, "B")]
     assert not read("scaled from 2 to 5 workers")[0].figures  # no unit on either side: no change of a figure
+
+
+def test_progress_is_a_fraction_done_and_a_fractions_count_is_no_progress():
+    # ollama issue #16771 (2026-06, held-out round 98; rounds 91 and 94 too): llama.cpp's prompt progress lines,
+    # "progress = 0.43", a fraction of the prompt done; "Prompt processing progress: 2048/15806" counts tokens
+    (run,) = read("slot print_timing: id  0 | task 0 | prompt processing, n_tokens =  51200, progress = 0.43, t =  67.02 s")
+    assert ("progress", 0.43, None, "ratio") in [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures]
+    (run,) = read("2026-04-19 08:46:41,012 - INFO - Prompt processing progress: 2048/15806")
+    assert not [f for f, _ in run.figures if f.label.endswith("progress")]

@@ -206,7 +206,7 @@ _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 # "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
 _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bconc\b|\bmem(?:ory)?[ _]fraction|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
                            r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
-                           r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll|\bprogress$"
+                           r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
                            r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
@@ -243,7 +243,7 @@ _NOT_A_DURATION = LazyPattern(r"stamp|start|(?<!to )(?<!to_)(?<!to-)\bend(?![ _-
 
 
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
-_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b",
+_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b|\bprogress$",
                      re.I)
 
 

@@ -312,6 +312,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
                 return False  # "AVX = 1", "NEON: 0": a build's or device's flag; "p25 = 0.17": of what, unsaid
             kind = "value"  # "Peak Batch pp: 208.4", a table's cell: labelled, its kind not printed
         value = number(num_text)
+        if kind == "ratio" and unit is None and value is not None and value > 1 and words.endswith("progress"):
+            return False  # "progress = 0.43" is a fraction done; "progress: 2048/15806" counts tokens (a fraction's own)
         if kind is None or value is None or _is_noise(words if noise_label is None else _words(_label(noise_label)), kind, unit):
             return False
         if kind == "duration" and abs(value) * _TO_MS.get(unit, 1.0) > EPOCH_MS:  # "model_load_start_ms": a clock
