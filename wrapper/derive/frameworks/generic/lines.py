@@ -221,7 +221,6 @@ _LISTED = LazyPattern(r"(?P<label>[A-Za-z][\w ()./-]{0,60}?):\s*\[(?P<items>\s*[
 _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
 
 
-# gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
 # pytest --durations: "203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::testV1_1Compare…"
 _PYTEST_DURATION = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+::\S+)")
 # du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
@@ -234,6 +233,7 @@ _MEM_USAGE_CHANGE = LazyPattern(r"\[MemUsageChange\]\s*(?P<step>[^:\[\]]{1,60}?)
 # of size 38654705664", "Device memory allocation of size 4757131264 failed."
 _GGML_ALLOCATION = LazyPattern(r"(?P<label>(?:[A-Za-z_]\w*: )?[A-Za-z][\w ]{0,60}?(?:buffer|allocation)) of size (?P<num>\d+)"
                                r"(?: failed)?\.?")
+# gin's access line: "[GIN] 2025/10/30 - 00:11:38 | 200 |    1.865926ms |       127.0.0.1 | HEAD     \"/\""
 _GIN_ACCESS = LazyPattern(r'\[GIN\][^|]*\|\s*\d{3}\s*\|\s*(?P<latency>[\d.]+[^\s|]*)\s*\|[^|]*\|\s*(?P<method>[A-Z]+)\s+"(?P<path>[^"]*)"')
 
 
