@@ -13,6 +13,8 @@ from __future__ import annotations
 import bisect
 from typing import Iterable
 
+from .units import decimal_text
+
 # printed value * factor = the family's number: the unit changes families make (time, binary and decimal sizes,
 # percentages, thousands)
 _FACTORS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6, 1024.0, 1 / 1024, 1024.0 ** 2, 1 / 1024 ** 2,
@@ -54,17 +56,6 @@ def _half_digit(num_text: str) -> float:
     return step / 2
 
 
-def _point(num_text: str) -> str:
-    """The number as printed with a point for its decimals: "2,560" (thousands) -> "2560", a decimal comma
-    ("34,00 MiB", a locale's) -> "34.00", so that its last digit is a hundredth, not a unit."""
-    if "," not in num_text:
-        return num_text
-    head, _, tail = num_text.rpartition(",")
-    if "." not in num_text and len(tail) != 3 and tail.isdigit():
-        return head.replace(",", "") + "." + tail
-    return num_text.replace(",", "")
-
-
 class Taken:
     """The numbers the families shown a line hold once they have read it, sorted for lookups."""
 
@@ -99,7 +90,8 @@ class Taken:
         nums = self._sorted
         if not nums:
             return False
-        tol = max(_half_digit(_point(num_text)), abs(value) * 1e-6)
+        # the digits as the value was read from them: "34,00" (a locale's decimal comma) ends in hundredths
+        tol = max(_half_digit(decimal_text(num_text) or num_text.replace(",", "")), abs(value) * 1e-6)
         for f in _FACTORS:
             lo = (value - tol) * f
             hi = (value + tol) * f
