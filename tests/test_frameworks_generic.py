@@ -2025,3 +2025,26 @@ def test_progress_is_a_fraction_done_and_a_fractions_count_is_no_progress():
     assert ("progress", 0.43, None, "ratio") in [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures]
     (run,) = read("2026-04-19 08:46:41,012 - INFO - Prompt processing progress: 2048/15806")
     assert not [f for f, _ in run.figures if f.label.endswith("progress")]
+
+
+def test_how_many_of_how_many_in_words():
+    # koboldcpp (GLM-4.5-Air on Vulkan, 2025, held-out round 93): llama.cpp's count of the tensors it moved, of all
+    (run,) = read("load_tensors: relocated tensors: 135 of 780")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("relocated tensors", 135), ("relocated tensors out of", 780)]
+    assert not read("Loading shard 1 of 4 from disk")[0].figures  # no label before it: an index, no count
+
+
+def test_a_bar_of_block_elements_its_progress_and_size():
+    # ollama/ollama issue #10920 (2025-05, held-out round 96): `ollama run` pulling a model's layers
+    (run,) = read("pulling 799587243b19: 100% \u2595\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588"
+                  "\u2588\u2588\u2588\u2588\u2588\u2588\u258f 132 GB                         ")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("pulling 799587243b19 progress", 100, "%"), ("pulling 799587243b19 size", 132, "GB")]
+    # a public README's pasted `ollama pull llama3`, a bar still going (the code index named no repository for it):
+    # the size done of the total, the rate and the time left; a redraw glued after it is left unread
+    (run,) = read("pulling 00e1317cbf74...  27% \u2595" + "\u2588" * 40 + " " * 142 + "\u258f 1.2 GB/4.7 GB   56 MB/s    "
+                  "1m0s" + " " * 150 + "\u258f  71 KB/ 39 GB")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("pulling 00e1317cbf74 progress", 27, "%"), ("pulling 00e1317cbf74 size", 1.2, "GB"),
+        ("pulling 00e1317cbf74 size out of", 4.7, "GB"), ("pulling 00e1317cbf74", 56, "MB/s"),
+        ("pulling 00e1317cbf74 remaining", 60000, "ms")]

@@ -138,3 +138,11 @@ def test_the_last_model_load_progress_says_where_a_load_stopped():
     (rep,) = parse_lines(lines)
     assert rep["framework"] == "ollama" and rep["extra"]["load_progress"] == 0.20
     assert parse_lines(lines[:1])[0]["extra"]["load_progress"] == 0.18
+
+
+def test_a_pull_names_ollama_and_each_layers_size():
+    # ollama/ollama issue #10920 (2025-05): `ollama run` pulled the model, then found too little memory for it
+    r = only("ollama__2025-05-run-deepseek-v2.5-arm64-pull-bars-132-gb-then-requires-164.8-gib-available-13.4-gib.log")
+    sizes = [(f["label"], f["value"], f["unit"]) for f in r["figures"] if f["label"].endswith(" size")]
+    assert sizes[:2] == [("pulling 799587243b19 size", 132, "GB"), ("pulling 8aa4c0321ccd size", 493, "B")]
+    assert [w["kind"] for w in r["warnings"]] == ["oom"]

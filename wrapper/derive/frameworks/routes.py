@@ -38,6 +38,8 @@ OLLAMA_OWN = ("duration:", "count:", "rate:", "GPU loaded layers", "llm library"
               'msg="model load progress', "layers.",
               "memory.")
 
+OLLAMA_PULL = "pulling manifest"  # the first line `ollama pull` / `ollama run` prints while it fetches a model
+
 KOBOLD_SUMMARY = ("Total:", "CtxLimit", "ContextLimit", "Processing:", "Process:", "Processed:")
 KOBOLD_PROGRESS = ("Processing Prompt", "Generating (")
 KOBOLD_FALLBACK = "GPU Offload Fallback"
@@ -83,7 +85,7 @@ TRANSFORMERS_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloa
 ROUTES = {
     "ktransformers": Route("ktransformers", ("Performance(T/s)", "eval count:", "eval duration:", "eval rate:"),
                            ("ktransformers", "KTransformers")),
-    "ollama": Route("ollama", OLLAMA_OWN + LLAMA_PERF + LLAMA_LOAD, ("ollama", "source=")),
+    "ollama": Route("ollama", OLLAMA_OWN + LLAMA_PERF + LLAMA_LOAD, ("ollama", "source=", OLLAMA_PULL)),
     "koboldcpp": Route("koboldcpp", KOBOLD_SUMMARY + KOBOLD_PROGRESS
                        + ("Welcome to KoboldCpp", "Auto Recommended", KOBOLD_FALLBACK) + LLAMA_PERF + LLAMA_LOAD,
                        KOBOLD_EVIDENCE),

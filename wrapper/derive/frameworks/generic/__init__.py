@@ -32,6 +32,9 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
 * a bare magnitude after a label's value: ``~11K tokens`` (11000, a count), ``Memory: 1.7G`` (GiB: only after a
   label naming memory; never in a table's cell, where ``30K`` names a row);
 * a headerless fixed-width row of a name, then values (``coding  100.0 12/12  53040ms ✅``): those with units.
+* a bar of block elements (``pulling 00e1317cbf74...  27% ▕███ ▏ 1.2 GB/4.7 GB   56 MB/s    1m0s``: ``… progress``,
+  ``… size``, ``… size out of``, the rate, ``… remaining``); how many of how many in words (``relocated tensors: 135
+  of 780``: ``relocated tensors``, ``… out of``).
 * a change from one value to another, ``Decode speed: 12.3 -> 15.6 tok/s`` (``Decode speed`` 15.6, ``Decode speed
   from`` 12.3); in a table cell with a statistic after it, ``37.9 -> 37.6 (Max 38.1)`` (``… from``, ``… max``);
 * a table cell's signed change in brackets, ``1,483 (−1.1%)``, ``50.1% (−5.2pp)`` (``… change``, in % or percentage

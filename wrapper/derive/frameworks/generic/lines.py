@@ -28,7 +28,7 @@ _BEFORE_CHARS = 96
 
 # How many of how many, labelled before ("Successful requests: 98/100", "Passed: 45 / 72 tests") or a bracket after
 # a figure ("Top-1 match:  62.5%  (45/72 heads)": the heads the percentage counts); never a date's or time's parts
-_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)\s?/\s?(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
+_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
 
 
 _LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
@@ -296,6 +296,12 @@ _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"),
 
 
 # ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
+# a bar of block elements (ollama's pull: "pulling 8eeb52dfb3bb...  45% ▕███     ▏ 2.1 GB/4.7 GB   42 MB/s   1m2s"):
+# its percentage, the size done (of the total), its rate and the time left
+_BLOCK_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^%\u2595]*?)[.:\s]*\s(?P<pct>\d{1,3})%\s*\u2595[^\u258f]*\u258f\s*"
+                         r"(?:(?P<done>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]?i?B)(?:\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*"
+                         r"(?P<tunit>[KMGT]?i?B))?(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
+                         r"(?:\s+(?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s))?)?")
 _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
                            r"\[(?P<elapsed>(?:\d+:)?\d+:\d\d),\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
 
@@ -643,6 +649,25 @@ class LineShapes:
         elif (ms := go_duration_ms(m["latency"])) is not None:
             self._add(label, repr(ms), "ms", line, routed)
 
+    def _block_bar(self, s: str, line: str, routed: bool) -> Optional[str]:
+        """A bar of block elements (``_BLOCK_BAR``): "… progress" in %, "… size" done (and "… size out of" the total),
+        its rate and the time it says is left ("… remaining"), labelled by its description; what follows it, or None
+        when ``s`` is no such bar."""
+        m = _BLOCK_BAR.match(s)
+        if m is None:
+            return None
+        label = _label(m["desc"])
+        self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
+        if m["done"] is not None:
+            self._bar_rate(f"{label} size", m["done"], m["unit"], line, routed, core=False, own=True)
+        if m["total"] is not None:
+            self._bar_rate(f"{label} size out of", m["total"], m["tunit"], line, routed, core=False, own=True)
+        if m["rate"] is not None:
+            self._bar_rate(label, m["rate"], m["runit"], line, routed)
+        if m["left"] is not None:
+            self._bar_rate(f"{label} remaining", repr(go_duration_ms(m["left"])), "ms", line, routed, core=False)
+        return s[m.end():].strip()
+
     def _counted_bar(self, s: str, line: str, routed: bool) -> str:
         """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]", a download's "2.09kB [00:00,
         15.8MB/s]"): its rate (and size); what follows it."""
@@ -706,7 +731,7 @@ class LineShapes:
             self._clock_duration(clock, line, routed, taken)
         if "-" in s or "\u2013" in s or "\u2014" in s:
             self._ranges(s, line, routed, taken)
-        if "/" in s:
+        if "/" in s or " of " in s:
             self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
             head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])

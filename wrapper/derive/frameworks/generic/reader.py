@@ -136,7 +136,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
-                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*)*\**\s*$"  # "Successful requests: 1780", "98/100"
+                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=':)\s*[-+]?[0-9]"  # a Python dict's members: "'n_saved': 243,"
                   r"|(?<=Int\([0-9]|ble\([0-9])"  # an OpenTelemetry attribute: "-> gen_ai.usage.prompt_tokens: Int(24)"
@@ -210,6 +210,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return                                     # alone through
         if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
+        if "\u2595" in stripped and (rest := self._block_bar(stripped, text, routed)) is not None:
+            if not (stripped := rest):
+                return
         if "%" in stripped and ("|" in stripped or "<" in stripped) and (rest := self._bar(stripped, text, routed)) is not None:
             stripped = rest  # its description, what its brackets hold after the rate ("est. speed input: 7.48 toks/s")
         if self._whole_line(stripped, text, routed) or self._piped(stripped, text, routed):
