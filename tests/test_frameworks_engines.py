@@ -40,6 +40,19 @@ def test_vllm_v1_tp_workers_model_loading():
                           "worker_weights_load_ms": [2630.0, 2600.0]}
 
 
+def test_vllm_spec_decoding_rate_first_as_v1_printed_it_in_2025_06():
+    # held-out round 101-a: the rate opened the line, without "Avg", and the length came second
+    runs = parse_lines([
+        "INFO 06-06 14:20:34 [loggers.py:116] Engine 000: Avg prompt throughput: 11244.6 tokens/s, Avg generation "
+        "throughput: 267.6 tokens/s, Running: 337 reqs, Waiting: 633 reqs, GPU KV cache usage: 9.5%\n",
+        "INFO 06-06 14:20:34 [metrics.py:86] SpecDecoding metrics: Draft acceptance rate: 38.8%, Mean acceptance "
+        "length: 2.16, Accepted: 150 tokens, Drafted: 387 tokens, Per-position acceptance rate: 0.543, 0.357, 0.264\n"])
+    assert [r["framework"] for r in runs] == ["vllm"]
+    assert without_series(runs[0]["extra"])["spec_decoding"] == {
+        "mean_acceptance_length": 2.16, "draft_acceptance_rate_pct": 38.8, "accepted_tokens": 150,
+        "drafted_tokens": 387, "per_position_acceptance_rate": [0.543, 0.357, 0.264], "lines": 1}
+
+
 def test_vllm_v1_kv_cache_graph_capture_init_engine():
     r = only("vllm__v1-2026-kv-cache-size-cuda-graph-capture-init-engine-took.log", "vllm")
     assert r["extra"] == {"kv_cache_tokens": 396928, "max_concurrency": 3.03, "graph_capture_ms": 2000.0,
@@ -57,7 +70,8 @@ def test_vllm_v1_engine_metrics_and_spec_decoding():
                                     "gpu_kv_cache_usage_pct": 0.0, "prefix_cache_hit_rate_pct": 0.0,
                                     "mm_cache_hit_rate_pct": 0.0}},
         "spec_decoding": {"mean_acceptance_length": 2.20, "draft_acceptance_rate_pct": 40.0, "accepted_tps": 15.60,
-                          "drafted_tps": 38.99, "accepted_tokens": 78, "drafted_tokens": 195, "lines": 1}}
+                          "drafted_tps": 38.99, "accepted_tokens": 78, "drafted_tokens": 195,
+                          "per_position_acceptance_rate": [0.615, 0.415, 0.169], "lines": 1}}
     # each line's values, as engine_metrics keeps them: the first lines of a long log are not lost to the last
     assert r["extra"]["spec_decoding"]["series"] == [{k: v for k, v in r["extra"]["spec_decoding"].items()
                                                       if k not in ("lines", "series")}]
@@ -231,3 +245,26 @@ def test_koboldcpps_prompt_progress_keeps_how_far_it_got_when_the_error_is_glued
     (rep,) = parse_lines(["Processing Prompt [BLAS] (512 / 12710 tokens)CUDA error: out of memory"])
     assert rep["framework"] == "koboldcpp"
     assert rep["prompt_tokens"] == 12710 and rep["extra"]["prompt_tokens_processed"] == 512
+
+
+def test_a_bar_glued_before_the_engine_metrics_line_keeps_its_figures():
+    # held-out round 101-b (vllm-project/vllm, 2024-06): a paste that lost the offline bar's carriage return
+    bar = ("Processed prompts:   0%|    | 47/10000 [00:35<42:17,  3.92it/s, est. speed input: 473.45 toks/s, "
+           "output: 8904.44 toks/s]")
+    metrics = ("INFO 06-16 21:24:20 metrics.py:341] Avg prompt throughput: 3737.0 tokens/s, Avg generation throughput: "
+               "8906.6 tokens/s, Running: 37 reqs, Swapped: 137 reqs, Pending: 9779 reqs, GPU KV cache usage: 76.6%, "
+               "CPU KV cache usage: 77.9%.")
+    (rep,) = parse_lines([metrics + "\n", bar + metrics + "\n"])  # the family met first, then the glued line
+    assert rep["framework"] == "vllm" and rep["extra"]["engine_metrics"]["lines"] == 2
+    assert {(f["label"], f["value"]) for f in rep["figures"]} >= {
+        ("Processed prompts done", 47), ("Processed prompts elapsed so far", 35.0), ("Processed prompts", 3.92),
+        ("speed input", 473.45), ("output", 8904.44)}
+
+
+def test_another_programs_memory_breakdown_is_no_llama_cpp_evidence():
+    # held-out round 101-b: vllm-metal on an M1 Pro (2026-05) was named llama.cpp for this line
+    (rep,) = parse_lines([
+        "INFO [cache_policy.py:568] Paged attention memory breakdown: metal_limit=12.71GB, fraction=0.90, "
+        "usable_metal=11.44GB, model_memory=4.29GB, overhead=1.42GB, kv_budget=5.73GB\n"])
+    assert rep["framework"] == "unknown"
+    assert ("usable metal", 11.44) in {(f["label"], f["value"]) for f in rep["figures"]}

@@ -312,6 +312,10 @@ def test_what_a_family_takes_is_matched_across_its_unit_change_and_rounding():
     assert took(9.84, "9.84")  # printed rounded to two digits
     assert took(5.0, "5.00")  # 5 GiB as 5120 MiB
     assert not took(9.85, "9.85") and not took(2560.0, "2560.00")
+    assert took(5368.70912, "5368.70912")  # 5120 MiB printed as MB: a binary change computed from the digits
+    # held-out round 101-b: a bar's "00:35" is no 37 requests by way of MB -> MiB, nor "3.92it/s" 3737 tokens/s
+    counts = Taken([37.0, 3737.0])
+    assert not counts(35.0, "35") and not counts(3.92, "3.92")
 
 
 def test_unknown_log_gets_the_general_figures_as_its_core_keys():
@@ -2048,3 +2052,37 @@ def test_a_bar_of_block_elements_its_progress_and_size():
         ("pulling 00e1317cbf74 progress", 27, "%"), ("pulling 00e1317cbf74 size", 1.2, "GB"),
         ("pulling 00e1317cbf74 size out of", 4.7, "GB"), ("pulling 00e1317cbf74", 56, "MB/s"),
         ("pulling 00e1317cbf74 remaining", 60000, "ms")]
+
+
+def test_a_record_of_named_numbers_without_colons():
+    # held-out round 100-a: mlx_lm's LoRA trainer on an M3 Max (ml-explore/mlx-examples, 2024-12)
+    (run,) = read("Iter 10: Train loss 1.958, Learning Rate 1.000e-05, It/sec 0.081, Tokens/sec 159.269, "
+                  "Trained Tokens 19678, Peak mem 20.819 GB",
+                  "Iter 20: Val loss 1.521, Val took 32.879s")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Train loss", 1.958, None), ("It/sec", 0.081, "it/s"), ("Tokens/sec", 159.269, "tokens/s"),
+        ("Trained Tokens", 19678, None), ("Peak mem", 20.819, "GB"), ("Val loss", 1.521, None),
+        ("Val", 32.879, "s")]  # the learning rate is a setting
+    # words with a number in them are no record: one item without a unit of any kind
+    assert not any(r.figures for r in read("Epoch 3, step 12"))
+
+
+def test_a_score_names_what_it_scores_and_a_cost_per_token_its_unit():
+    # held-out round 101-a: Medusa heads' accuracy (a "head" is no count of attention heads here)
+    (run,) = read("> Head 0 Accuracy=0.6837761270606081")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("Head 0 Accuracy", 0.6837761270606081)]
+    # MLPerf loadgen's setting of how many responses it logs is no score
+    assert not any(r.figures for r in read("accuracy_log_probability : 0"))
+    # held-out round 101-a: Arctic's suffix-decoding simulator, a pandas frame whose columns end in their unit
+    (run,) = read("         avg_accept_toks  accept_rate  spec_ms_per_tok  update_ms_per_tok",
+                  "task_id                                                              ",
+                  "0               0.693819     0.212787         0.029032            0.00456")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures if f.unit] == [
+        ("spec ms per tok", 0.029032, "ms"), ("update ms per tok", 0.00456, "ms")]
+
+
+def test_teraflops_glued_to_the_number():
+    # held-out round 100-b: oneMKL's GEMM benchmark on an Arc A770 (ollama/ollama PR #2458, 2024-02)
+    (run,) = read("Average performance: 58.7353TF")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("Average performance", 58.7353, "TF", "rate")]

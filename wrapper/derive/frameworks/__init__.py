@@ -564,8 +564,10 @@ class StreamParser:
 
 
 def _periodic(text: str, parsers) -> bool:
-    """Whether ``text`` is one of the periodic lines (``base.Periodic``) of one of ``parsers``."""
-    return any(p.key in text for t in parsers for p in getattr(t, "PERIODIC", ()))
+    """Whether ``text`` is one of the periodic lines (``base.Periodic``) of one of ``parsers``: not when a
+    progress bar is glued before it (a paste that lost the bar's carriage return: "Processed prompts:   0%|  |
+    47/10000 [00:35<42:17, 3.92it/s, …]INFO … Avg prompt throughput: …"), whose figures are the general reader's."""
+    return any(p.key in text for t in parsers for p in getattr(t, "PERIODIC", ())) and "%|" not in text
 
 
 def _prefixes():

@@ -298,12 +298,19 @@ def _breakdown(text: str, runs: Runs) -> bool:
     else:
         m = _BREAKDOWN_HOST.search(text)
         if m is None:
-            return "memory breakdown" in text  # the header row
+            return _breakdown_header(text)
         row = dict(zip(("self", "model", "context", "compute"), map(int, m.groups()[2:])))
         if m[2] is not None:
             row["total"] = int(m[2])
     runs.current["extra"].setdefault("memory_breakdown_mib", {})[m[1]] = row
     return True
+
+
+def _breakdown_header(text: str) -> bool:
+    """The table's header row (`| memory breakdown [MiB] | total free self …` or, older, `memory breakdown:
+    total free self …`): evidence of llama.cpp. Another program's "memory breakdown" (vllm-metal's
+    `Paged attention memory breakdown: metal_limit=…`) is not."""
+    return "memory breakdown [" in text or ("memory breakdown" in text and "total" in text and "self" in text)
 
 
 def _new_load(runs: Runs) -> None:

@@ -32,7 +32,8 @@ base.SERIES_MAX) and the ``last`` line's values (``prompt_tps``,
 and V0's separate
 ``Prefix cache hit rate: GPU: …%, CPU: …%`` line as ``gpu_/cpu_prefix_cache_hit_rate_pct``); ``spec_decoding``
 holds the last ``SpecDecoding metrics`` line: ``mean_acceptance_length``, ``draft_acceptance_rate_pct``,
-``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens`` (per-position rates are not kept).
+``accepted_tps``, ``drafted_tps``, ``accepted_tokens``, ``drafted_tokens``, ``per_position_acceptance_rate`` (a
+list, the first drafted position's rate first, as a fraction).
 ``prompt_tps``/``eval_tps`` stay None: those averages are over a logging interval, not a request.
 ``iterations`` sums the 2025-12 per-step lines (``Iteration(515): 0 context requests, 0 context tokens, 20
 generation requests, 20 generation tokens, iteration elapsed time: 10.99 ms``): ``lines``, ``context_tokens``,
@@ -117,11 +118,16 @@ _METRIC_FIELD = re.compile(r"(Running|Waiting|Pending|Swapped): (\d+) reqs|(GPU|
                            r"|MFU: ([\d.]+) TF/s/GPU ([\d.]+) GB/s/GPU")
 # V0 prints the prefix cache hit rate on a line of its own, per device.
 _PREFIX_CACHE_V0 = re.compile(r"Prefix cache hit rate: GPU: ([\d.]+)%, CPU: ([\d.]+)%")
-_SPEC = re.compile(r"Mean acceptance length: ([\d.]+).*?Avg Draft acceptance rate: ([\d.]+)%")
+# Its fields in either order: 2025-06's V1 opened with "Draft acceptance rate: 38.8%, Mean acceptance length: 2.16",
+# later ones put the length first and the rate, as "Avg Draft acceptance rate", last.
+_SPEC = re.compile(r"^(?=.*?Mean acceptance length: ([\d.]+))(?=.*?Draft acceptance rate: ([\d.]+)%)")
 _SPEC_FIELDS = (("accepted_tps", re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), float),
                 ("drafted_tps", re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), float),
                 ("accepted_tokens", re.compile(r"Accepted: (\d+) tokens"), int),
-                ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int))
+                ("drafted_tokens", re.compile(r"Drafted: (\d+) tokens"), int),
+                # one rate per draft position, the first drafted token's first
+                ("per_position_acceptance_rate", re.compile(r"Per-position acceptance rate: ([\d.]+(?:, [\d.]+)*)"),
+                 lambda printed: [float(rate) for rate in printed.split(", ")]))
 # 2025-12 (--enable-log-iteration-details, PR #31193): one line per engine step
 _ITERATION = re.compile(r"Iteration\((\d+)\): (\d+) context requests, (\d+) context tokens, (\d+) generation requests, "
                         r"(\d+) generation tokens, iteration elapsed time: ([\d.]+) ms")

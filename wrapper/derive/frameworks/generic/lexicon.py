@@ -97,7 +97,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|iterations|instances|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -209,12 +209,17 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
                            r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
-                           r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]"
+                           r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]|learning[ _]rate|\blr\b"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters (GGUF's "llama.embedding_length") and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+
+
+# A score measured on the run names what it scores ("Head 0 Accuracy=0.68": a Medusa head's, no count of heads).
+# ("accuracy_log_probability = 0": MLPerf loadgen's setting of how many responses it logs, no score)
+_SCORE = LazyPattern(r"\baccura(?!cy[ _]log)|\baccept", re.I)
 
 
 # A source file's name: a number glued after it and its colon is a line ("[metrics.py:536]", "source=server.go:686"),
@@ -270,7 +275,7 @@ _NOT_CORE = LazyPattern(r"cache|update|build|tokeniz|template|queue|wait|sav|res
 _SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 
-_COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops")
+_COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "58.7353TF": oneMKL's benchmark, teraflops
 
 
 @functools.lru_cache(maxsize=4096)
@@ -410,7 +415,7 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
         return True
     if kind in _SETTING_KINDS and _SETTING.search(label) is not None and _MEASURED.search(label) is None:
         return True  # "batch 512 tokens"; "Peak Batch pp: 208.4" is measured
-    if kind == "value" and _VALUE_NOISE.search(label) is not None:
+    if kind == "value" and _VALUE_NOISE.search(label) is not None and _SCORE.search(label) is None:
         return True  # a setting, a code, a clock
     if _SOURCE_FILE.search(label) is not None and ("/" in label or "\\" in label or ":" in label):
         return True  # "server/api.go": a path; "llama.cpp", "mistral.rs" name projects whose figures these are
@@ -491,6 +496,9 @@ _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_sec
               ("_percent", "%"), ("_pct", "%"))
 
 
+_PER_TOKEN_COST = LazyPattern(r"_(ms|us|ns|s)_per_(?:output_)?tok(?:en)?s?$")
+
+
 @functools.lru_cache(maxsize=4096)
 def _key_unit(key: str) -> Optional[str]:
     """The unit a key's or label's end names (``prompt_ms``, ``load_time_s``, ``milliseconds/request``); None when it
@@ -507,6 +515,8 @@ def _key_unit(key: str) -> Optional[str]:
             return "req/s"
     if low.endswith(("temp_c", "temperature_c", "celsius")):  # "gpu_temp_c": degrees, not the "_c" of a count
         return "celsius"
+    if (cost := _PER_TOKEN_COST.search(low)) is not None:  # "spec_ms_per_tok": a time per token, in ms
+        return cost[1]
     for suffix, unit in _KEY_UNITS:
         if low.endswith(suffix):
             return unit

@@ -109,6 +109,13 @@ _ELLIPSIS_RANGE = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<a>[A-Z
 _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + r")?")
 
 
+# A record of named numbers, comma-separated after an optional head, no colon or "=" between a name and its number
+# (mlx_lm's LoRA trainer, 2024: "Iter 10: Train loss 1.958, Learning Rate 1.000e-05, It/sec 0.081, Tokens/sec
+# 159.269, Trained Tokens 19678, Peak mem 20.819 GB"): every item must be one, and one at least must have a unit.
+_RECORD_HEAD = LazyPattern(r"(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")
+_RECORD_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w /.-]{0,40}?[A-Za-z])\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+                           r"(?:\s*(?P<unit>" + _UNIT + r"))?")
+
 # memory in use out of a limit, in brackets after a size (llama.cpp's Metal buffers, 2024: "allocated buffer, size =
 # 128.00 MiB, ( 2629.44 / 10922.67)"): in the size's unit
 _IN_USE_OF = LazyPattern(r"(?P<unit>[KMG]i?B),\s*\(\s*(?P<a>\d+(?:\.\d+)?)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s*\)")
@@ -749,6 +756,8 @@ class LineShapes:
                 taken.append(m.span())
             else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
                 taken.append((m.start(), m.end("unit")))
+        if ", " in s and not taken:
+            self._record(s, line, routed, taken)
         if "user " in s:
             self._shell_time(s, line, routed, taken)
         elif " resident set size" in s or " memory footprint" in s:
@@ -759,6 +768,25 @@ class LineShapes:
                 taken.append(m.span())
         self._durations(s, line, routed, taken)
         return self._values(s, line, routed, taken, heading)
+
+    def _record(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A record of named numbers (``_RECORD_ITEM``): its items with no unit printed, each labelled by its name
+        (the unit a name ends in, "It/sec", is the item's); those with a unit are left to ``_values``."""
+        head = _RECORD_HEAD.match(s)
+        start = 0 if head is None else head.end()
+        items, at = [], start
+        for part in s[start:].split(", "):
+            item = _RECORD_ITEM.fullmatch(part.strip())
+            if item is None:
+                return
+            items.append((item, at + len(part) - len(part.lstrip())))
+            at += len(part) + 2
+        if len(items) < 2 or not any(item["unit"] or _key_unit(item["label"]) for item, _ in items):
+            return
+        for item, offset in items:
+            if item["unit"] is None:
+                self._add(_label(item["label"]), item["num"], _key_unit(item["label"]), line, routed, bare=True)
+                taken.append((offset, offset + item.end()))
 
     def _durations(self, s: str, line: str, routed: bool, taken: list) -> None:
         """Durations of several parts after their label ("took 1m2s", "wall time: 7m 51s", "took 1 min 19 seconds")

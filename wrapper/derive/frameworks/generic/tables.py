@@ -375,7 +375,7 @@ class TableShapes:
             for name, value, extra in zip(header, values, extras):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
-                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name))
+                    label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name) or _key_unit(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
                     self._cell(f"{row} {label}", value, extra, unit, noise, line, routed)
             if trailing is not None:
