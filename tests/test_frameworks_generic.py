@@ -2086,3 +2086,36 @@ def test_teraflops_glued_to_the_number():
     (run,) = read("Average performance: 58.7353TF")
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Average performance", 58.7353, "TF", "rate")]
+
+
+def test_a_yaml_value_takes_its_unit_from_the_key_or_the_comment():
+    # held-out round 102-b: llama.cpp's `main --logdir` YAML dump (ggerganov/llama.cpp issue #8323, 2024-07)
+    (run,) = read("mst_p_eval: 1070.98  # ms / token during prompt processing",
+                  "n_eval: 72  # number of tokens generated (excluding the first one)",
+                  "t_load_us: 432872591  # total microseconds spent loading the model",
+                  "t_p_eval_us: 197060713  # total microseconds spent prompt processing",
+                  "ts_eval: 50.58  # tokens / second during generation")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("mst p eval", 1070.98, "ms/token"), ("n eval", 72, "tokens"), ("t load us", 432872591, "us"),
+        ("t p eval us", 197060713, "us"), ("ts eval", 50.58, "tokens/s")]
+    assert {k: v for k, (v, _) in run.core.items()} == {
+        "load_ms": 432872.591, "prompt_eval_ms": 197060.713, "eval_tps": 50.58}  # "p eval" is the prompt's
+
+
+def test_a_note_under_a_fixed_width_row_keeps_the_table_open():
+    # held-out round 102-b: ExecuTorch's ETDump summary on RISC-V (pytorch/executorch issue #18991): the kernel
+    # under an op, indented to its last column, and a column named "%"
+    (run,) = read("    %      sum_ms   count      avg_ms  op",
+                  " 37.2      14.165      31       0.457  Fully Connected GEMM",
+                  "                                       xnn_qd8_f32_qc8w_gemm_minmax_ukernel_4x4v__rvv  (n/a)",
+                  "  6.4       2.422       2       1.211  Softmax (NC, F32)")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("Fully Connected GEMM %", 37.2, "%"), ("Softmax (NC, F32) %", 6.4, "%"),
+            ("Softmax (NC, F32) sum ms", 2.422, "ms")} <= got
+
+
+def test_a_quoted_logfmt_key():
+    # held-out round 102-b: ollama's OpenVINO draft (ollama/ollama PR #15205, 2026-04), Go slog quoting a key
+    (run,) = read('time=2026-04-02T15:13:49.267+09:00 level=DEBUG source=server.go:978 msg="available gpu" '
+                  'id=OPENVINO0 "available layer vram"="21.1 GiB" backoff=0.00')
+    assert ("available layer vram", 21.1, "GiB") in {(f.label, f.value, f.unit) for f, _ in run.figures}

@@ -142,7 +142,7 @@ LIST_ITEMS = 64
 
 
 # What a llama.cpp-style "n_…" count names when it is measured ("n_past=648", "n_saved": 243), not a setting ("n_ctx")
-_MEASURED_N = r"decoded|gen|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted|(?:idle|processing) slots"
+_MEASURED_N = r"decoded|gen|(?:p )?eval|sample|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted|(?:idle|processing) slots"
 
 
 _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
@@ -437,6 +437,7 @@ def _is_noise(label: str, kind: Optional[str] = None, unit: Optional[str] = None
 def _core_key(label: str, kind: str, unit: Optional[str]) -> Optional[str]:
     """The core ``reported`` key a label clearly means, or None."""
     low = " " + _SEP.sub(" ", label.lower()).replace(".", " ") + " "  # "usage.prompt tokens": a JSON object's member
+    low = low.replace(" p eval ", " prompt eval ")  # llama.cpp's t_p_eval, n_p_eval: prompt evaluation
     if _NOT_CORE.search(low):
         return None
     if kind == "duration":
@@ -515,6 +516,8 @@ def _key_unit(key: str) -> Optional[str]:
             return "req/s"
     if low.endswith(("temp_c", "temperature_c", "celsius")):  # "gpu_temp_c": degrees, not the "_c" of a count
         return "celsius"
+    if low in ("%", "pct", "percent"):  # a column named by its unit alone (ExecuTorch's ETDump summary: "%")
+        return "%"
     if (cost := _PER_TOKEN_COST.search(low)) is not None:  # "spec_ms_per_tok": a time per token, in ms
         return cost[1]
     for suffix, unit in _KEY_UNITS:

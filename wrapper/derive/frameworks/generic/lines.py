@@ -202,6 +202,7 @@ _BSD_RSS = LazyPattern(r"\s*(?P<num>\d+)\s+(?P<label>maximum resident set size|p
 
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 # CJK text's full-width colon, brackets, comma and equals; the minus sign U+2212 of a typeset delta ("(\u22121.1%)")
+_QUOTED_KEY = LazyPattern(r'(?<![\w"=])"([A-Za-z][\w .-]{0,40})"=(?=[-+\d"])')
 _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
 
 
@@ -472,6 +473,8 @@ def _normalized(text: str) -> str:
         stripped = _QUOTED_PY_NUMBER.sub(r"\1\2", stripped)
     if "np." in stripped:  # NumPy 2's scalars in a printed dict: "'accuracy': np.float64(0.5587)"
         stripped = _NUMPY_SCALAR.sub(r"\1", stripped)
+    if '"=' in stripped:  # a logfmt key with spaces, quoted (Go's slog, ollama: "attention MiB"=1024): one word
+        stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
     return stripped
 
 

@@ -59,6 +59,14 @@ _BARE_NUMBER = LazyPattern(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")  # a line of one n
 _COLUMN_NAME = LazyPattern(r"[A-Za-z_][\w./%-]*(?: [\w./%-]+){0,3}(?: \((?P<unit>[^()\d]{1,12})\))?")
 
 
+# A YAML key, its value, and a comment that says what it is (llama.cpp's `main --logdir` dump, 2023-24:
+# "t_load_us: 432872591  # total microseconds spent loading the model"): the unit is the key's or the comment's
+_COMMENTED = LazyPattern(r"(?P<key>[A-Za-z_][\w.-]{0,60}):[ \t]*(?P<num>" + _NUM + r")[ \t]+#[ \t]*(?P<comment>[A-Za-z].{0,160})")
+_COMMENT_UNITS = ((LazyPattern(r"^(?:ms|milliseconds?) ?(?:/|per) ?token"), "ms/token"),
+                  (LazyPattern(r"^tokens? ?(?:/|per) ?s(?:ec(?:ond)?)?\b"), "tokens/s"),
+                  (LazyPattern(r"\bmicroseconds\b"), "us"), (LazyPattern(r"\bmilliseconds\b"), "ms"),
+                  (LazyPattern(r"\bnanoseconds\b"), "ns"), (LazyPattern(r"\bseconds\b"), "s"),
+                  (LazyPattern(r"\btokens\b"), "tokens"))
 _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
 
 
@@ -138,6 +146,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
+                  r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=':)\s*[-+]?[0-9]"  # a Python dict's members: "'n_saved': 243,"
                   r"|(?<=Int\([0-9]|ble\([0-9])"  # an OpenTelemetry attribute: "-> gen_ai.usage.prompt_tokens: Int(24)"
                   r"|(?<=[0-9])[ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]"  # values apart by slashes: "0.57 / 0.71 / 0.98"
@@ -248,8 +257,19 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         if self._previous is None and (lone := _LONE.fullmatch(stripped)) is not None:  # "66.23 tok/sec" alone (LM Studio's stats): the unit
             self._add(lone["unit"], lone["num"], lone["unit"], text, routed)  # says what it is
             return
+        if "#" in stripped and self._commented(stripped, text, routed):
+            return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
+
+    def _commented(self, stripped: str, text: str, routed: bool) -> bool:
+        """A YAML value with its comment (``_COMMENTED``); True: read."""
+        m = _COMMENTED.fullmatch(stripped)
+        if m is None:
+            return False
+        unit = _key_unit(m["key"]) or next((u for rx, u in _COMMENT_UNITS if rx.search(m["comment"])), None)
+        self._add(_label(m["key"]), m["num"], unit, text, routed, bare=True)
+        return True
 
     def _piped(self, stripped: str, text: str, routed: bool) -> bool:
         """A line of a table with bars (markdown, a box, a labelled row, a rule without its outer bars); True: read."""

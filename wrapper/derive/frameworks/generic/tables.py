@@ -319,6 +319,9 @@ _MATRIX_TITLE = LazyPattern(r"(?P<title>[^()]*\bMatrix\b[^()]*?)\s*\((?P<unit>[^
 _MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
 
 
+CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep continues a row's cell
+
+
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
@@ -333,6 +336,8 @@ class TableShapes:
         cells = _COLUMN_GAP.split(s)
         header = original = self._spaced
         self._spaced = None
+        if self._note_under_row(header, cells, line):
+            return False
         if header is not None and len(cells) < len(header) and "\t" not in s:
             cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
         if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
@@ -383,10 +388,22 @@ class TableShapes:
             self._spaced = original
             return True
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
-            self._spaced = cells  # a header: read as any line too (it holds no number)
-            self._spaced_starts = None if "\t" in s else [0] + [m.end() for m in _COLUMN_GAP.finditer(s.rstrip())]
-            self._spaced_indented = line.lstrip(">")[:1].isspace()
+            self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
+
+    def _note_under_row(self, header: Optional[list], cells: list, line: str) -> bool:
+        """Whether a short line indented deep under a fixed-width table is a note under a row's last cell
+        (ETDump's "      xnn_…_rvv  (0.829 ms)"): the table stays open, the line is read on its own."""
+        if header is None or len(cells) >= len(header) or len(line) - len(line.lstrip(" ")) < CONTINUATION_INDENT:
+            return False
+        self._spaced = header
+        return True
+
+    def _spaced_header(self, cells: list, s: str, line: str) -> None:
+        """A fixed-width table's header: kept with where its columns start (read as any line too: no number)."""
+        self._spaced = cells
+        self._spaced_starts = None if "\t" in s else [0] + [m.end() for m in _COLUMN_GAP.finditer(s.rstrip())]
+        self._spaced_indented = line.lstrip(">")[:1].isspace()
 
     def _matrix_header(self, s: str) -> bool:
         """A device matrix's header ("D\\D  0  1  2", devices numbered from 0) under its title, which names the
