@@ -2119,3 +2119,13 @@ def test_a_quoted_logfmt_key():
     (run,) = read('time=2026-04-02T15:13:49.267+09:00 level=DEBUG source=server.go:978 msg="available gpu" '
                   'id=OPENVINO0 "available layer vram"="21.1 GiB" backoff=0.00')
     assert ("available layer vram", 21.1, "GiB") in {(f.label, f.value, f.unit) for f, _ in run.figures}
+
+
+def test_blocks_are_counted_and_n_accept_is_measured():
+    # held-out round 101-b: vllm.rs's scheduler (guoqingbao/vllm.rs, 2025-10); round 101-a: llama-speculative's
+    # summary on an M4 Pro (2024-11), where n_draft is a setting and n_accept what the run accepted
+    (run,) = read("2025-10-17T06:14:38.317267Z  INFO vllm_rs::core::scheduler: Kvcache Usage: free 7957 blocks "
+                  "(or 509248 tokens), used 2.87%", "n_draft   = 16", "n_accept  = 313")
+    got = {(f.label, f.value, f.unit) for f, _ in run.figures}
+    assert {("free", 7957, "blocks"), ("used", 2.87, "%"), ("n accept", 313, None)} <= got
+    assert not any(label == "n draft" for label, _, _ in got)

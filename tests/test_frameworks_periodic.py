@@ -47,10 +47,10 @@ COMMON = (
 
 def _periodic_lines(text: str) -> list:
     """The log's lines a family folds: its periodic key and its whole figures regex (a line a terminal wrapped
-    mid-word holds the key but is no such line)."""
+    mid-word holds the key but is no such line, nor is one with a progress bar glued before it)."""
     kinds = [kind for family in FAMILIES for kind in family.parser.PERIODIC]
-    return [line for line in text.splitlines()
-            if any(k.key in line and k.figures.search(line.encode("utf-8", "surrogateescape")) for k in kinds)]
+    return [line for line in text.splitlines() if "%|" not in line
+            and any(k.key in line and k.figures.search(line.encode("utf-8", "surrogateescape")) for k in kinds)]
 
 
 def _varied(line: str, i: int) -> str:
@@ -135,3 +135,24 @@ def test_every_periodic_line_starts_at_its_key_and_is_routed(family):
             kind.figures.pattern.startswith(kind.key.encode())
         assert kind.key in routes.ROUTES[family.name].keys
         assert callable(getattr(family.parser, kind.fold)) and callable(getattr(family.parser, kind.ready))
+
+
+@needs_re2
+def test_a_bar_glued_before_each_metrics_line_folds_as_it_feeds(monkeypatch):
+    """An offline run's tqdm bar that lost its carriage returns, glued before metrics lines once the series is
+    full: the bar's figures are the general reader's, whether the lines come one by one or in blocks (the bar's
+    "Processed prompts" is vLLM's own key: such a line is fed, never folded)."""
+    name = next(n for n in LOGS if n.startswith("vllm__"))
+    periodic = _periodic_lines(open(fixture("logs", name), encoding="utf-8", errors="surrogateescape").read())
+    bar = "Processed prompts:   0%|    | {}/10000 [00:35<42:17,  3.92it/s, est. speed input: {}.45 toks/s, output: 1.5 toks/s]"
+    glued = [bar.format(i, i % 500) + _varied(periodic[i % len(periodic)], i) for i in range(300)]
+    data = _long_log(name, seed=7).rstrip(b"\n") + ("\n" + "\n".join(glued) + "\n").encode()
+    want = frameworks.parse_lines(data.decode("utf-8", "surrogateescape"))
+    assert ("speed input", 298.45) in {(f["label"], f["value"]) for r in want for f in r["figures"]}
+    monkeypatch.setattr(blocks, "HEAD_BYTES", 256)
+    parser = frameworks.new_parser()
+    feeder = blocks.BlockFeeder(parser)
+    for i in range(0, len(data), 65521):
+        feeder.feed(data[i:i + 65521])
+    feeder.close()
+    assert parser.results() == want
