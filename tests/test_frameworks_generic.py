@@ -2129,3 +2129,20 @@ def test_blocks_are_counted_and_n_accept_is_measured():
     got = {(f.label, f.value, f.unit) for f, _ in run.figures}
     assert {("free", 7957, "blocks"), ("used", 2.87, "%"), ("n accept", 313, None)} <= got
     assert not any(label == "n draft" for label, _, _ in got)
+
+
+def test_a_bare_list_a_tagged_count_and_a_notebooks_links():
+    # held-out round 103-b: a wrapper script's repeats of `vllm bench throughput` (vllm-project/vllm, 2025-05)
+    (run,) = read("Throughput values: 62.75, 63.09, 62.81")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("Throughput values [1]", 62.75), ("Throughput values [2]", 63.09), ("Throughput values [3]", 62.81)]
+    # ... but a list after other text is a tool's setting (lmdeploy's TurboMind: "[Gemm2] Tuning sequence: 8, 16, …")
+    assert not any(r.figures for r in read("[TM][INFO] [Gemm2] Tuning sequence: 8, 16, 32, 48"))
+    # held-out round 103-b: a bench script's per-task lines, each tagged in brackets (DGX Spark, 2026-09)
+    (run,) = read("  [Q&A] 185 tokens in 4.17s = 44.3 tok/s (prompt: 17)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures][:3] == [
+        ("[Q&A] tokens", 185, None), ("[Q&A] tokens time", 4.17, "s"), ("[Q&A] tokens rate", 44.3, "tokens/s")]
+    # held-out round 103-a: vLLM's shard bar pasted from a notebook, which made links of "/5" and "/s"
+    (run,) = read("Loading safetensors checkpoint shards:  20% Completed | 1[/5](http://98.84.183.65:8888/5) "
+                  "[00:00<00:00,  7.40it[/s](http://98.84.183.65:8888/s)]")
+    assert ("Loading safetensors checkpoint shards", 7.4, "it/s") in {(f.label, f.value, f.unit) for f, _ in run.figures}

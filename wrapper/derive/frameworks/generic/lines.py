@@ -75,7 +75,7 @@ _TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 
 
-_TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z])")
+_TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z]|\][\w &/+.-]{1,24}\[)")  # reversed: "[Q&A] 185 tokens in …"
 
 
 # A value whose label follows it: "9997 prompt tok, 4207.9 prefill tok/s", "18.40 decode TPS", "0.3 s first token",
@@ -202,6 +202,7 @@ _BSD_RSS = LazyPattern(r"\s*(?P<num>\d+)\s+(?P<label>maximum resident set size|p
 
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 # CJK text's full-width colon, brackets, comma and equals; the minus sign U+2212 of a typeset delta ("(\u22121.1%)")
+_MARKDOWN_LINK = LazyPattern(r"\[([^\[\]]{0,80})\]\(https?://[^()\s]{1,200}\)")
 _QUOTED_KEY = LazyPattern(r'(?<![\w"=])"([A-Za-z][\w .-]{0,40})"=(?=[-+\d"])')
 _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
 
@@ -210,6 +211,11 @@ _PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),
 # (the bar's closing pipe maybe lost, "100%|██ 19/19 ["; the closing bracket where a terminal cut the line)
 _BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.(\[][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%\s*(?:Completed\s*)?(?:\|(?:[^|\d]*\|?)?\s*|(?=\d+(?:\.\d+)?[kMGT]?/\S+\s*\[[^\]<]*<))"
                    r"(?P<done>\d+(?:\.\d+)?(?P<mag>[kMGT])?)/(?P<total>\d+(?:\.\d+)?[kMGT]?)\s*\[(?P<inner>[^\]]*)(?:\]|$)")
+
+
+# A list without brackets, bare numbers to the line's end ("Throughput values: 62.75, 63.09, 62.81, …", a wrapper
+# script's repeats): "Throughput values [1]", …
+_BARE_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?):\s*(?P<items>[-+]?\d+(?:\.\d+)?(?:\s*,\s*[-+]?\d+(?:\.\d+)?){2,})\s*$")
 
 
 # a number a Python dict quotes as a string ("'fwd_time': '0.896'"): read as the number
@@ -473,6 +479,8 @@ def _normalized(text: str) -> str:
         stripped = _QUOTED_PY_NUMBER.sub(r"\1\2", stripped)
     if "np." in stripped:  # NumPy 2's scalars in a printed dict: "'accuracy': np.float64(0.5587)"
         stripped = _NUMPY_SCALAR.sub(r"\1", stripped)
+    if "](http" in stripped:  # a notebook's paste that made links of a log's text: "| 1[/5](http://…:8888/5) ["
+        stripped = _MARKDOWN_LINK.sub(r"\1", stripped)
     if '"=' in stripped:  # a logfmt key with spaces, quoted (Go's slog, ollama: "attention MiB"=1024): one word
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
     return stripped
@@ -759,6 +767,12 @@ class LineShapes:
                 taken.append(m.span())
             else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
                 taken.append((m.start(), m.end("unit")))
+        if ", " in s and not taken and (bare := _BARE_LIST.search(s)) is not None:
+            if bare.start() == 0:  # the line is the list; after other text ("[Gemm2] Tuning sequence: 8, 16, …"),
+                head = _label(bare["label"])  # a tool's settings, most likely: left unread
+                for i, item in enumerate(bare["items"].split(",")[:LIST_ITEMS]):
+                    self._add(f"{head} [{i + 1}]", item.strip(), None, line, routed, bare=True)
+            return False
         if ", " in s and not taken:
             self._record(s, line, routed, taken)
         if "user " in s:
