@@ -2146,3 +2146,14 @@ def test_a_bare_list_a_tagged_count_and_a_notebooks_links():
     (run,) = read("Loading safetensors checkpoint shards:  20% Completed | 1[/5](http://98.84.183.65:8888/5) "
                   "[00:00<00:00,  7.40it[/s](http://98.84.183.65:8888/s)]")
     assert ("Loading safetensors checkpoint shards", 7.4, "it/s") in {(f.label, f.value, f.unit) for f, _ in run.figures}
+
+
+def test_dotted_leaders_after_the_colon_and_a_rate_per_sec():
+    # held-out round 104-b: Artillery's report against vLLM with outlines (vllm-project/vllm issue #9032, 2024-10)
+    (run,) = read("http.codes.200: ................................................................ 240",
+                  "http.downloaded_bytes: ......................................................... 91928",
+                  "http.request_rate: ............................................................. 3/sec",
+                  "http.requests: ................................................................. 240")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("http.codes.200", 240, None), ("http.downloaded bytes", 91928, "B"), ("http.request rate", 3, "/s"),
+        ("http.requests", 240, None)]

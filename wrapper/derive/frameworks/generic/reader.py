@@ -83,7 +83,8 @@ _DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}(?:\.\d+)?%)\s+
 _BARE_DIGIT = LazyPattern(r"(?<!\w)\d")  # a heading holds no number ("e2e_latency_s" may hold digits in a word)
 
 
-_LEADER = LazyPattern(r"\s*\.{3,}\s*:?")  # "http_req_duration.......: avg=1.2s" (k6's dots)
+# "http_req_duration.......: avg=1.2s" (k6's dots); "http.requests: ...... 240" (Artillery's, after the colon)
+_LEADER = LazyPattern(r"\s*:?\s*\.{3,}\s*:?")
 
 
 _PAREN_PERCENTILE = LazyPattern(r"\bp\((\d{1,2}(?:\.\d+)?)\)")  # "p(95)=3.9s" -> "p95=3.9s"
@@ -147,6 +148,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
+                  r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,}[ \t]*$"  # "Throughput values: 62.75, 63.09, …"
                   r"|(?<=':)\s*[-+]?[0-9]"  # a Python dict's members: "'n_saved': 243,"
                   r"|(?<=Int\([0-9]|ble\([0-9])"  # an OpenTelemetry attribute: "-> gen_ai.usage.prompt_tokens: Int(24)"
@@ -248,7 +250,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             self._described(heading, stat, text, routed)
             return
         if "..." in stripped:
-            stripped = _LEADER.sub(":", stripped)
+            stripped = _LEADER.sub(": ", stripped)
         if "p(" in stripped:
             stripped = _PAREN_PERCENTILE.sub(r"p\1", stripped)
         if "|#" in stripped and (metric := _UNIT_METRIC.search(stripped)) is not None:
