@@ -767,13 +767,13 @@ class LineShapes:
                 taken.append(m.span())
             else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
                 taken.append((m.start(), m.end("unit")))
-        if ", " in s and not taken and (bare := _BARE_LIST.search(s)) is not None:
+        if ", " in s and not taken and s[-1:].isdigit() and "=" not in s and (bare := _BARE_LIST.search(s)) is not None:
             if bare.start() == 0:  # the line is the list; after other text ("[Gemm2] Tuning sequence: 8, 16, …"),
                 head = _label(bare["label"])  # a tool's settings, most likely: left unread
                 for i, item in enumerate(bare["items"].split(",")[:LIST_ITEMS]):
                     self._add(f"{head} [{i + 1}]", item.strip(), None, line, routed, bare=True)
             return False
-        if ", " in s and not taken:
+        if ", " in s and not taken and "=" not in s and "|" not in s:  # (no item of a record holds either)
             self._record(s, line, routed, taken)
         if "user " in s:
             self._shell_time(s, line, routed, taken)
