@@ -2157,3 +2157,16 @@ def test_dotted_leaders_after_the_colon_and_a_rate_per_sec():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("http.codes.200", 240, None), ("http.downloaded bytes", 91928, "B"), ("http.request rate", 3, "/s"),
         ("http.requests", 240, None)]
+
+
+def test_smi_lines_without_their_header():
+    # held-out round 105-b: nvidia-smi's memory cell grepped out per GPU (ikawrakow/ik_llama.cpp #1821, 2026-05)
+    (run,) = read("23490MiB /  24576MiB")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("used", 23490, "MiB"), ("used out of", 24576, "MiB")]
+    # held-out round 105-b: rocm-smi's concise rows on MI300X partitions, pasted without the header (ROCm #4750)
+    (run,) = read("15      17    0x74a1,   48427  42.0\u00b0C      131.0W    NPS1, CPX, 7        145Mhz  900Mhz  0%   auto  "
+                  "750.0W  0%     3%    ")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("GPU 15 temperature", 42.0, "\u00b0C", "temperature"), ("GPU 15 power", 131.0, "W", "power"),
+        ("GPU 15 SCLK", 145, "MHz", "frequency"), ("GPU 15 MCLK", 900, "MHz", "frequency"),
+        ("GPU 15 fan", 0, "%", "percent"), ("GPU 15 VRAM use", 0, "%", "percent"), ("GPU 15 use", 3, "%", "percent")]

@@ -278,6 +278,11 @@ _SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 _COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "58.7353TF": oneMKL's benchmark, teraflops
 
 
+# Units read only where a shape names them: "(-5.2pp)" beside a percentage in a table cell, its change in percentage
+# points; a clock a device reports (rocm-smi's "145Mhz": the general grammar reads no MHz)
+_SET_UNITS = {"pp": ("pp", "percent"), "MHz": ("MHz", "frequency"), "Mhz": ("MHz", "frequency")}
+
+
 @functools.lru_cache(maxsize=4096)
 def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
     """(normalised unit, kind), or (None, None) when the pair is not a figure; labels and units recur line after
@@ -304,8 +309,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
             return unit, "count"
         sized = _MEMORY.search(low) or _STORED_SIZE.search(low)  # "rss=176M", "total_size = 8.0G"
         return (unit + "iB", "size") if sized else (None, None)  # "4750G", "128K": names
-    if unit == "pp":  # "(-5.2pp)" beside a percentage in a table cell: its change in percentage points
-        return "pp", "percent"
+    if unit in _SET_UNITS:
+        return _SET_UNITS[unit]
     low = unit.lower().strip()
     if low not in _RATE_UNITS and "/sec" in low:  # "req/sec", "tokens/second": per second however spelled
         low = _PER_SECOND.sub("/s", low)

@@ -238,6 +238,14 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 # pytest --durations: "203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::testV1_1Compare…"
 _PYTEST_DURATION = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+::\S+)")
 # du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
+# rocm-smi's concise row (ROCm 6: "15  17  0x74a1,   48427  42.0°C  131.0W  NPS1, CPX, 7  145Mhz  900Mhz  0%  auto
+# 750.0W  0%  0%"; ROCm 5: "0  33.0c  34.0W  800Mhz  1600Mhz  0%  auto  300.0W  0%  0%"); the power cap is a setting
+_ROCM_SMI_ROW = LazyPattern(r"(?P<dev>\d+)\s+(?:\d+\s+)?(?:0x[0-9a-fA-F]+,\s+\d+\s+)?(?P<temp>\d+(?:\.\d+)?)\s?(?:\u00b0C|c)\s+"
+                            r"(?P<power>\d+(?:\.\d+)?)W\s+(?:[A-Z0-9]+,\s*[A-Z0-9]+,\s*\d+\s+)?(?P<sclk>\d+)Mhz\s+(?P<mclk>\d+)Mhz\s+"
+                            r"(?P<fan>\d+(?:\.\d+)?)%\s+\S+\s+\d+(?:\.\d+)?W\s+(?P<vram>\d+(?:\.\d+)?)%\s+(?P<gpu>\d+(?:\.\d+)?)%")
+_ROCM_SMI_FIGURES = (("temperature", "temp", "\u00b0C"), ("power", "power", "W"), ("SCLK", "sclk", "MHz"),
+                     ("MCLK", "mclk", "MHz"), ("fan", "fan", "%"), ("VRAM use", "vram", "%"), ("use", "gpu", "%"))
+_SIZE_OF_SIZE = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)\s?(?P<ua>[KMGT]i?B)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s?(?P<ub>[KMGT]i?B)")
 _DU_LINE = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<mag>[KMGT])\s+(?P<path>\.?/\S*|\S+/\S*)")
 # TensorRT's memory line at each builder/runtime step: the change, then what is in use ("now"), in the unit closing it
 _MEM_USAGE_CHANGE = LazyPattern(r"\[MemUsageChange\]\s*(?P<step>[^:\[\]]{1,60}?):\s*CPU\s*(?P<cpu>[-+]\d+(?:\.\d+)?),\s*GPU\s*"
@@ -494,7 +502,7 @@ class LineShapes:
         """The shapes a whole line is one of: common tools' lines (``_tool_line``), values before a unit closing
         it, sd.cpp's step bar, gin's access line, nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry
         attribute, htop's CPU meters, an access log's line, a load tester's histogram row."""
-        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s)) \
+        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] == "%")) \
                 and self._tool_line(s, line, routed):
             return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
@@ -553,12 +561,20 @@ class LineShapes:
     def _tool_line(self, s: str, line: str, routed: bool) -> bool:
         """ggml's failed allocation (its size in bytes), TensorRT's memory change at a step (the CPU's and GPU's
         change, then what each has in use), pytest's ``--durations`` rows (a test's call, setup or teardown time,
-        named by the test), ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
+        named by the test), a size in use out of a size alone on its line, ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
         safetensors": binary multiples); True: the line was one."""
         if s[0].isdigit():
             if (test := _PYTEST_DURATION.fullmatch(s)) is not None:  # "203.98s call     tests/x.py::T::test_a"
                 name = test["test"].rpartition("::")[2] or test["test"]
                 self._add(f"{name[:60]} {test['phase']}", test["num"], "s", line, routed)
+                return True
+            if s[-1] == "%" and (rocm := _ROCM_SMI_ROW.fullmatch(s)) is not None:
+                for label, group, unit in _ROCM_SMI_FIGURES:
+                    self._add(f"GPU {rocm['dev']} {label}", rocm[group], unit, line, routed)
+                return True
+            if (used := _SIZE_OF_SIZE.fullmatch(s)) is not None:  # nvidia-smi's memory cell grepped out alone
+                self._add("used", used["a"], used["ua"], line, routed)  # ("23490MiB /  24576MiB")
+                self._add("used out of", used["b"], used["ub"], line, routed)
                 return True
             du = _DU_LINE.fullmatch(s)
             if du is None:
