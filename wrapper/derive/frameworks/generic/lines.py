@@ -202,9 +202,10 @@ _BSD_RSS = LazyPattern(r"\s*(?P<num>\d+)\s+(?P<label>maximum resident set size|p
 
 # Box-drawing tables (rich, tabulate's fancy grid): their bars read as "|", their rules as "|---|".
 # CJK text's full-width colon, brackets, comma and equals; the minus sign U+2212 of a typeset delta ("(\u22121.1%)")
+_PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
+# a markdown link a notebook made of a log's text ("1[/5](http://…:8888/5)"): its text; Go slog's quoted key
 _MARKDOWN_LINK = LazyPattern(r"\[([^\[\]]{0,80})\]\(https?://[^()\s]{1,200}\)")
 _QUOTED_KEY = LazyPattern(r'(?<![\w"=])"([A-Za-z][\w .-]{0,40})"=(?=[-+\d"])')
-_PLAIN_PUNCTUATION = str.maketrans("\uff1a\uff08\uff09\uff0c\uff1d\u2212", ":(),=-")
 
 
 # A progress bar: its description, its percentage, maybe tqdm's bar, "n/total", and in brackets its times and rate
@@ -237,7 +238,6 @@ _STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s
 
 # pytest --durations: "203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::testV1_1Compare…"
 _PYTEST_DURATION = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)s (?P<phase>call|setup|teardown)\s+(?P<test>\S+::\S+)")
-# du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
 # rocm-smi's concise row (ROCm 6: "15  17  0x74a1,   48427  42.0°C  131.0W  NPS1, CPX, 7  145Mhz  900Mhz  0%  auto
 # 750.0W  0%  0%"; ROCm 5: "0  33.0c  34.0W  800Mhz  1600Mhz  0%  auto  300.0W  0%  0%"); the power cap is a setting
 _ROCM_SMI_ROW = LazyPattern(r"(?P<dev>\d+)\s+(?:\d+\s+)?(?:0x[0-9a-fA-F]+,\s+\d+\s+)?(?P<temp>\d+(?:\.\d+)?)\s?(?:\u00b0C|c)\s+"
@@ -245,7 +245,9 @@ _ROCM_SMI_ROW = LazyPattern(r"(?P<dev>\d+)\s+(?:\d+\s+)?(?:0x[0-9a-fA-F]+,\s+\d+
                             r"(?P<fan>\d+(?:\.\d+)?)%\s+\S+\s+\d+(?:\.\d+)?W\s+(?P<vram>\d+(?:\.\d+)?)%\s+(?P<gpu>\d+(?:\.\d+)?)%")
 _ROCM_SMI_FIGURES = (("temperature", "temp", "\u00b0C"), ("power", "power", "W"), ("SCLK", "sclk", "MHz"),
                      ("MCLK", "mclk", "MHz"), ("fan", "fan", "%"), ("VRAM use", "vram", "%"), ("use", "gpu", "%"))
+# a size in use out of a size, alone on its line (nvidia-smi's memory cell grepped out: "23490MiB /  24576MiB")
 _SIZE_OF_SIZE = LazyPattern(r"(?P<a>\d+(?:\.\d+)?)\s?(?P<ua>[KMGT]i?B)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s?(?P<ub>[KMGT]i?B)")
+# du -h: a size with its binary multiple's letter alone, then the file or folder ("2.3G    /data/models/x.safetensors")
 _DU_LINE = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<mag>[KMGT])\s+(?P<path>\.?/\S*|\S+/\S*)")
 # TensorRT's memory line at each builder/runtime step: the change, then what is in use ("now"), in the unit closing it
 _MEM_USAGE_CHANGE = LazyPattern(r"\[MemUsageChange\]\s*(?P<step>[^:\[\]]{1,60}?):\s*CPU\s*(?P<cpu>[-+]\d+(?:\.\d+)?),\s*GPU\s*"
@@ -317,13 +319,13 @@ _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"),
                 ("GPU memory total", "total", "MiB"), ("GPU util", "util", "%"))
 
 
-# ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
 # a bar of block elements (ollama's pull: "pulling 8eeb52dfb3bb...  45% ▕███     ▏ 2.1 GB/4.7 GB   42 MB/s   1m2s"):
 # its percentage, the size done (of the total), its rate and the time left
 _BLOCK_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^%\u2595]*?)[.:\s]*\s(?P<pct>\d{1,3})%\s*\u2595[^\u258f]*\u258f\s*"
                          r"(?:(?P<done>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]?i?B)(?:\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*"
                          r"(?P<tunit>[KMGT]?i?B))?(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
                          r"(?:\s+(?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s))?)?")
+# ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
 _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
                            r"\[(?P<elapsed>(?:\d+:)?\d+:\d\d),\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
 
