@@ -101,6 +101,11 @@ _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:e
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
+# A number with no digit before its point, as bc and shell scripts print it ("14 tokens in .63s"): read only when a
+# unit follows, so an ellipsis or a version's tail (".5") stays out.
+_NUM_OR_BARE_FRACTION = "(?:" + _NUM + r"|(?<![\w.])\.\d+(?=\s*" + _UNIT + "))"
+
+
 # A label's value may carry a bare magnitude ("rss=176M", "Prompt tokens: 75.3K"; ``MAGNITUDES``); a table's cell
 # may not: there "1K", "30K" name a row (a prompt's size), "16225M" a device's.
 _UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KMGT](?![\w/=.]))"

@@ -7,7 +7,7 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
-    LIST_ITEMS, MAGNITUDES, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    LIST_ITEMS, MAGNITUDES, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
 
@@ -20,7 +20,7 @@ _REMARKS = ("includ", "exclud", "incl.", "excl.", "e.g.", "i.e.")
 # Every number, with the unit after it if any; what stands before it (read on the reversed text before the number,
 # so each regex is anchored and linear) says the shape and the label.
 # (a full stop may end it: "#cached_token: 757. #new_token: 1.", SGLang's 2024 fields; "1.2.3", "10.0.0.1" stay out)
-_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM + r")(?:\s*(?P<unit>" + _UNIT_OR_MAGNITUDE + r")|(?!\w|\.\w))")
+_VALUE = LazyPattern(r"(?<![\w.])(?P<num>" + _NUM_OR_BARE_FRACTION + r")(?:\s*(?P<unit>" + _UNIT_OR_MAGNITUDE + r")|(?!\w|\.\w))")
 
 
 _BEFORE_CHARS = 96
@@ -71,7 +71,7 @@ _BEFORE = (
 
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT
+_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM_OR_BARE_FRACTION + r")\s*(?P<unit>" + _UNIT
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
 
 
@@ -128,8 +128,9 @@ _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P
                          + _UNIT + r")\]")
 
 
-# A value opening a bracket after words: "tokens (264.70 tok/s)" (reversed, as _BEFORE's).
-_IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z])(?![\w.])")
+# A value opening a bracket after words: "tokens (264.70 tok/s)", or after a name such as a kernel's
+# ("xnn_x32_transposec_ukernel__4x4_rvv  (0.140 ms)", ETDump's): reversed, as _BEFORE's.
+_IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z](?![\w.])|[A-Za-z]\w{0,80}?[A-Za-z](?=\s|$))")
 
 
 # What may stand between a figure and an unlabelled rate that belongs to it: "Token generation: 353 us, 0.46 tokens/s".
