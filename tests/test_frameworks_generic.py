@@ -2170,3 +2170,25 @@ def test_smi_lines_without_their_header():
         ("GPU 15 temperature", 42.0, "\u00b0C", "temperature"), ("GPU 15 power", 131.0, "W", "power"),
         ("GPU 15 SCLK", 145, "MHz", "frequency"), ("GPU 15 MCLK", 900, "MHz", "frequency"),
         ("GPU 15 fan", 0, "%", "percent"), ("GPU 15 VRAM use", 0, "%", "percent"), ("GPU 15 use", 3, "%", "percent")]
+
+
+def test_shapes_of_round_106_and_older_misses():
+    # bc's seconds with no digit before the point (held-out round 103-b: a vLLM DGX Spark script)
+    (run,) = read("  [Math] 14 tokens in .63s = 22.2 tok/s (prompt: 19)")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures][:3] == [
+        ("[Math] tokens", 14, None), ("[Math] tokens time", 0.63, "s"), ("[Math] tokens rate", 22.2, "tokens/s")]
+    (run,) = read("version 1.5", "ellipsis ... .5")  # no unit after it: no figure
+    assert run.figures == []
+    # Artillery's statistics under a heading that names a time but no unit (held-out round 104-b)
+    (run,) = read("http.response_time:",
+                  "  min: ......................................................................... 105",
+                  "  mean: ........................................................................ 6655.3")
+    assert [(f.label, f.value, f.kind) for f, _ in run.figures] == [
+        ("http.response time min", 105, "duration"), ("http.response time mean", 6655.3, "duration")]
+    # a kernel's name before its time in brackets (held-out round 102-b: ExecuTorch's ETDump on RISC-V)
+    (run,) = read("xnn_x32_transposec_ukernel__4x4_rvv  (0.140 ms)")
+    assert [(f.value, f.unit) for f, _ in run.figures] == [(0.14, "ms")]
+    # print("time taken ", t) (held-out round 106-a: transformers issue #28130); a count needs its colon
+    (run,) = read("time taken  2.5174171924591064", "layers  32")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("time taken", 2.5174171924591064, None, "duration")]

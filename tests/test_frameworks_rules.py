@@ -102,7 +102,7 @@ def test_a_link_to_a_project_is_no_evidence_of_its_output():
     lines = ["**Benchmarking Tool:** [GenAI-Perf](https://github.com/triton-inference-server/perf_analyzer)",
              "| ISL | OSL | TTFT Avg (ms) |", "|-----|-----|---------------|", "| 128 | 128 | 1289.6 |"]
     assert _one(lines)["framework"] == "unknown"
-    assert rules._named("./perf_analyzer -m model --concurrency-range 1:4", "perf_analyzer")
+    assert rules.named("./perf_analyzer -m model --concurrency-range 1:4", "perf_analyzer")
 
 
 def test_a_comparison_with_vllm_in_prose_is_not_vllms_log():
@@ -110,3 +110,29 @@ def test_a_comparison_with_vllm_in_prose_is_not_vllms_log():
     lines = ["@mtairum measured the following on BHx31 (without vLLM):", "Batch=1:",
              "Average Time to First Token (TTFT): 193.57ms"]
     assert _one(lines)["framework"] == "unknown"
+
+
+def test_names_that_are_mentions_claim_nothing():
+    # held-out round 106-b: pip's listing above an nvidia-smi table (vllm-project/vllm issue #15216, 2025-03)
+    assert _one(["vllm                              0.8.0", "| 30%   30C    P8    11W / 170W |      4MiB / 12288MiB |"
+                 "      0%      Default |"])["framework"] == "unknown"
+    assert not rules.named("vllm==0.8.0", "vllm")
+    # held-out round 15's Triton metrics: a model named after TensorRT-LLM, quoted as a label's value
+    assert _one(['nv_inference_compute_infer_duration_us{model="tensorrt_llm_bls",version="1"} 89175401'])[
+        "framework"] == "unknown"
+    # a table comparing engines names none of them as the log's own (mistral.rs issue, 2024-11)
+    assert _one(["| Platform | TG (256) T/s |", "| -- | -- |", "| mistral.rs | 37.39 |", "| llama.cpp | 38.94 |"])[
+        "framework"] == "unknown"
+
+
+def test_ggml_lines_alone_are_no_llama_cpp_log():
+    # held-out round 106-b: whisper.cpp on an iPhone prints ggml's Metal lines and its own (whisper.cpp PR #1716)
+    lines = ["ggml_metal_init: allocating", "ggml_metal_init: picking default device: Apple A15 GPU",
+             "ggml_backend_metal_buffer_type_alloc_buffer: allocated buffer, size =    15.75 MiB, (  157.52)",
+             "whisper_init_state: kv self size  =   16.52 MB"]
+    rep = _one(lines)
+    assert rep["framework"] == "unknown"
+    assert {(f["label"], f["value"], f["unit"]) for f in rep["figures"]} >= {
+        ("memory in use", 157.52, "MiB"), ("size", 15.75, "MiB")}
+    assert _one(["llama_model_loader: loaded meta data with 23 key-value pairs", "ggml_metal_init: allocating"])[
+        "framework"] == "llama.cpp"

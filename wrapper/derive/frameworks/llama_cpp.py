@@ -46,6 +46,9 @@ NAME = "llama.cpp"
 PERF_KEYS = routes.LLAMA_PERF
 EVIDENCE_PREFIXES = routes.LLAMA_EVIDENCE
 FOREIGN_PREFIXES = ("whisper_",)  # another ggml program's lines, which read like llama.cpp's
+# ggml's own lines: every program built on ggml prints them (whisper.cpp, stable-diffusion.cpp, ollama), so they are
+# read as llama.cpp's but show no one's log
+GGML_SHARED = ("ggml_",)
 LOAD_KEYS = routes.LLAMA_LOAD
 
 # printed name -> (figure, count figure, rate figure); "x:" names go to ``extra``
@@ -411,7 +414,7 @@ class Parser(FamilyParser):
         if text.startswith(FOREIGN_PREFIXES):
             return  # whisper.cpp prints llama.cpp's words under its own names ("whisper_init_state: kv self size")
         if (feed_perf(text, self.runs) or feed_load(text, line, self.runs) or feed_cli_stats(text, self.runs)
-                or text.lstrip().startswith(EVIDENCE_PREFIXES)):
+                or text.lstrip().startswith(EVIDENCE_PREFIXES)) and not text.lstrip().startswith(GGML_SHARED):
             self.evidence += 1
 
     def finalize(self, report: dict, notes: dict) -> None:

@@ -56,16 +56,22 @@ def rule(gate: str, pattern: str, *keys: tuple[str | None, Callable], **options)
     return Rule(gate, re.compile(pattern), tuple(keys), **options)
 
 
-def _named(line: str, word: str) -> bool:
+# A package and its version alone on a line, as `pip list` and `pip freeze` print them
+_PACKAGE_ROW = re.compile(r"\s*[A-Za-z][\w.-]*(?:[ \t]{2,}|==)v?\d+(?:\.\d+)+\S*\s*")
+
+
+def named(line: str, word: str) -> bool:
     """Whether ``word`` stands in ``line`` as a name the log prints, not inside a URL ("[GenAI-Perf](https://github.com/
     triton-inference-server/perf_analyzer)" is a link to a project, no line of its output) nor in a table's row
-    ("| OpenVINO CPU | Llama-3.1-8B Q4_K_M | 3.89 |": one engine among others, compared)."""
-    if line.lstrip()[:1] == "|":
+    ("| OpenVINO CPU | Llama-3.1-8B Q4_K_M | 3.89 |": one engine among others, compared), nor as a package in
+    pip's listing ("vllm                              0.8.0", "vllm==0.8.0": installed, not running), nor quoted as a
+    value ('nv_inference_count{model="tensorrt_llm"}': Triton serving a model of that name)."""
+    if line.lstrip()[:1] == "|" or _PACKAGE_ROW.fullmatch(line) is not None:
         return False
     at = line.find(word)
     while at >= 0:
         start = max(line.rfind(" ", 0, at), line.rfind("(", 0, at), line.rfind("\t", 0, at)) + 1
-        if "://" not in line[start:at]:
+        if "://" not in line[start:at] and line[at - 1:at] not in ("\"", "'"):
             return True
         at = line.find(word, at + 1)
     return False
@@ -94,7 +100,7 @@ class RulesParser(FamilyParser):
             ends = ends or r.end
             if r.claims:
                 self.evidence += 1
-        if any(word in line and _named(line, word) for word in self._evidence_words):
+        if any(word in line and named(line, word) for word in self._evidence_words):
             self.evidence += 1
         if ends:
             self.runs.close()

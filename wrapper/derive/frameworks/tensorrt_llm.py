@@ -29,6 +29,7 @@ import re
 from . import routes
 from .base import FamilyParser
 from .durations import seconds_to_ms
+from .rules import named
 from .units import number
 
 NAME = "tensorrt-llm"
@@ -120,7 +121,7 @@ class Parser(FamilyParser):
         m = _VERSION.search(text)
         if m is not None:
             self.runs.version = m[1]
-        if any(e in line for e in _EVIDENCE):
+        if any(e in line and named(line, e) for e in _EVIDENCE):
             self.evidence += 1
 
     def _benchmark(self, body: str) -> None:

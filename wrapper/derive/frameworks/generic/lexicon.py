@@ -245,7 +245,7 @@ _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|r
 _UNITLESS_RATE = LazyPattern(r"throughput|per (?:second|minute|sec|min)\b|speed$|\bqps$|\brequests? rate$")
 
 
-_UNITLESS_DURATION = LazyPattern(r"(?:\btime|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
+_UNITLESS_DURATION = LazyPattern(r"(?:\btime(?: (?:taken|spent|used|cost))?|duration|latency|elapsed|\bttft|\btpot|\bitl)(?: (?:to|per) (?:first |output )?token)?"
                                  r"(?: (?:mean|avg|median|min|max|std|stddev|p\d{1,2}(?:\.\d+)?))?$")
 
 

@@ -116,9 +116,9 @@ _RECORD_HEAD = LazyPattern(r"(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")
 _RECORD_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w /.-]{0,40}?[A-Za-z])\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                            r"(?:\s*(?P<unit>" + _UNIT + r"))?")
 
-# memory in use out of a limit, in brackets after a size (llama.cpp's Metal buffers, 2024: "allocated buffer, size =
-# 128.00 MiB, ( 2629.44 / 10922.67)"): in the size's unit
-_IN_USE_OF = LazyPattern(r"(?P<unit>[KMG]i?B),\s*\(\s*(?P<a>\d+(?:\.\d+)?)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s*\)")
+# memory in use (out of a limit), in brackets after a size (llama.cpp's Metal buffers, 2024: "allocated buffer, size =
+# 128.00 MiB, ( 2629.44 / 10922.67)"; whisper.cpp's: "size =    15.75 MiB, (  157.52)"): in the size's unit
+_IN_USE_OF = LazyPattern(r"(?P<unit>[KMG]i?B),\s*\(\s*(?P<a>\d+(?:\.\d+)?)\s*(?:/\s*(?P<b>\d+(?:\.\d+)?)\s*)?\)")
 
 
 # criterion's (Rust) estimate between the ends of its confidence interval: "time:   [946.59 µs 947.60 µs 948.65 µs]",
@@ -406,6 +406,17 @@ def _beside_noise(s: str, start: int, end: int) -> bool:
 # loading... (1m 14s)" (a spinner's and a status line's time so far)
 _BRACKETED_HEAD = LazyPattern(r"(?P<label>[A-Za-z][\w ]{0,60}?)[.\u2026:]*\s*[\[(]$")
 _BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
+
+
+# print("time taken ", t): a label, two spaces (print's own and the label's) and a number, alone on the line
+_PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _printed_pair(s: str, label: Optional[str]) -> bool:
+    """Whether ``s`` is ``_PRINTED_PAIR`` and its label names a duration or a rate, whose unit is often not printed
+    ("time taken  2.5174171924591064"): other unitless numbers after a label need its colon."""
+    return bool(label) and _PRINTED_PAIR.fullmatch(s) is not None \
+        and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS
 
 
 def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
@@ -768,6 +779,8 @@ class LineShapes:
             self._clock_duration(clock, line, routed, taken)
         if "-" in s or "\u2013" in s or "\u2014" in s:
             self._ranges(s, line, routed, taken)
+        if ", (" in s:
+            self._in_use(s, line, routed, taken)
         if "/" in s or " of " in s:
             self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
@@ -908,15 +921,13 @@ class LineShapes:
         used = _IN_USE_OF.search(s)
         if used is not None:
             self._add("memory in use", used["a"], used["unit"], line, routed)
-            self._add("memory in use out of", used["b"], used["unit"], line, routed, core=False)
+            if used["b"] is not None:
+                self._add("memory in use out of", used["b"], used["unit"], line, routed, core=False)
             taken.append((used.end("unit"), used.end()))
 
     def _fractions(self, s: str, line: str, routed: bool, taken: list) -> None:
         """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
-        figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"; memory in use out of a limit after
-        a size (``_in_use``)."""
-        if ", (" in s:
-            self._in_use(s, line, routed, taken)
+        figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
         for m in _FRACTION_OF.finditer(s):
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] == "pair":
@@ -1073,7 +1084,7 @@ class LineShapes:
                     shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
             if shape is None and unit is not None:
                 label, shape = self._unlabelled(s, head, start, unit, last)
-            if shape is None or (unit is None and shape in ("took", "spaced")):
+            if shape is None or (unit is None and shape in ("took", "spaced") and not _printed_pair(s, label)):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
             noise = None

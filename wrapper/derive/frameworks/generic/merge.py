@@ -20,8 +20,10 @@ class SelfName:
 
     def __init__(self) -> None:
         from ..routes import SELF_NAME_WORDS, SELF_NAMES
+        from ..rules import named
 
         self._pattern = LazyPattern("|".join(f"({rx})" for rx, _ in SELF_NAMES))  # compiled at a first hit
+        self._named = named
         self._words = SELF_NAME_WORDS
         self._names = [name for _, name in SELF_NAMES]
         self._left = SELF_NAME_LINES
@@ -36,7 +38,7 @@ class SelfName:
             if not any(word in low for word in self._words):
                 return
             m = self._pattern.search(head)
-            if m is not None:
+            if m is not None and self._named(head, m[0]):  # not one engine among a compared table's rows
                 self.name = self._names[m.lastindex - 1]
 
 

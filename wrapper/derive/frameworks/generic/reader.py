@@ -156,6 +156,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[A-Za-z][:=])[ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"  # a clock's duration: "total time: 0:05:43"
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
                   r"|(?<=_)(?:time|latency|duration)[ \t]*:[ \t]*$"  # a heading with no unit: "http.response_time:" (Artillery)
+                  r"|(?<=[A-Za-z]  [0-9])[0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]*$"  # print("time taken ", t): "time taken  2.517"
                   r"|(?<=[:=])[ \t]*\[[ \t]*[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
