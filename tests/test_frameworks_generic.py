@@ -316,6 +316,12 @@ def test_what_a_family_takes_is_matched_across_its_unit_change_and_rounding():
     # held-out round 101-b: a bar's "00:35" is no 37 requests by way of MB -> MiB, nor "3.92it/s" 3737 tokens/s
     counts = Taken([37.0, 3737.0])
     assert not counts(35.0, "35") and not counts(3.92, "3.92")
+    # held-out round 107-b: a bar's "[00:33<" is no 3273 prompts by way of a percentage, and its "0%" no 980 done
+    # (a zero is zero in any unit: it matches only a zero, not every number a large factor brings near it)
+    bar = Taken([980.0, 3273.0, 0.75])
+    assert not bar(33.0, "33") and not bar(0.0, "0") and not bar(0.0, "0.00")
+    assert bar(75.0, "75")  # 75 % as the fraction 0.75
+    assert Taken([0.0])(0.0, "0")
 
 
 def test_unknown_log_gets_the_general_figures_as_its_core_keys():

@@ -219,7 +219,12 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters (GGUF's "llama.embedding_length") and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
-                           r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$", re.I)
+                           r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$"
+                           # llama-bench's switch columns ("fa", "nkvo", "repack", "mmap"), llama.cpp's KV switches
+                           # ("kv_size = 1024, offload = 1, …, can_shift = 1")
+                           r"|\bfa$|\bnkvo$|\brepack$|\bmmap$|\bcan[ _]shift\b|\boffload$"
+                           # and its loader's and context's settings, often 0 ("main_gpu 0", "f_clamp_kqv = 0.0e+00")
+                           r"|\bmain[ _]gpu\b|tensor[ _]split|cpu[ _]strict|fit[ _]target|\bf[ _]clamp|^embeddings$", re.I)
 
 
 # A score measured on the run names what it scores ("Head 0 Accuracy=0.68": a Medusa head's, no count of heads).
