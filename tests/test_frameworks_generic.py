@@ -2198,3 +2198,31 @@ def test_shapes_of_round_106_and_older_misses():
     (run,) = read("time taken  2.5174171924591064", "layers  32")
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("time taken", 2.5174171924591064, None, "duration")]
+
+
+def test_quality_measures_beside_speed():
+    # held-out round 108-b: llama-imatrix's running perplexity (llama.cpp issue #7099) and llama-perplexity's KL
+    # divergence statistics (issue #12557), with their "±" spreads
+    (run,) = read("[1]3.3282,[2]5.5064,[3]5.7696,", "Final estimate: PPL = 5.1661 +/- 0.10175",
+                  "Mean PPL(Q)                   :  10.910139 \u00b1   0.080259",
+                  "Cor(ln(PPL(Q)), ln(PPL(base))):  99.20%", "Maximum \u0394p: 92.244%", "Same top p: 89.938 \u00b1 0.078 %",
+                  "sample 50, Perplexity 5.0264153480529785")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("[1] perplexity", 3.3282, None), ("[2] perplexity", 5.5064, None), ("[3] perplexity", 5.7696, None),
+        ("PPL", 5.1661, None), ("PPL \u00b1", 0.10175, None),
+        ("Mean PPL (Q)", 10.910139, None), ("Mean PPL (Q) \u00b1", 0.080259, None),
+        ("Cor(ln(PPL(Q)), ln(PPL(base)))", 99.2, "%"), ("Maximum \u0394p", 92.244, "%"),
+        ("Same top p", 89.938, "%"), ("Same top p \u00b1", 0.078, "%"), ("Perplexity", 5.0264153480529785, None)]
+    # the per-chunk table: a value and its spread are one cell, however far apart
+    (run,) = read("chunk        PPL          ln(PPL(Q)/PPL(base))          KL-Divergence           Same top",
+                  "   1        3.9734      -0.00651 \u00b1    0.01162       0.01145 \u00b1    0.00153    0.96078 \u00b1 0.01218")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("PPL", 3.9734), ("ln(PPL(Q)/PPL(base))", -0.00651), ("ln(PPL(Q)/PPL(base)) \u00b1", 0.01162),
+        ("KL-Divergence", 0.01145), ("KL-Divergence \u00b1", 0.00153), ("Same top", 0.96078), ("Same top \u00b1", 0.01218)]
+    # held-out round 108-a: exllamav3's convert (a time in square brackets) and GPTQModel's records ('time': '2.447')
+    (run,) = read(" -- Quantized: model.layers.10.mlp.down_proj                    bpw:  4.00  proxy_err: 0.001755  [1.77 s]",
+                  "INFO - {'layer': 11, 'module': 'mlp.up_proj', 'loss': '623.22346', 'time': '2.552'}",
+                  " -- Estimated remaining time: 1 minute", "level=DEBUG available=\"[8.0 GiB]\"")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("bpw", 4.0, None), ("proxy err", 0.001755, None), ("Quantized", 1.77, "s"), ("loss", 623.22346, None),
+        ("time", 2.552, None), ("Estimated remaining time", 1.0, "min")]

@@ -59,6 +59,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|_(?:time|latency|duration)[ \t]*:" + _LINE_END +
                 rb"|[A-Za-z]  [0-9][0-9.]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +
+                rb"|\xc2\xb1[ \t]*[0-9]|[0-9] _[ \t]+[0-9]|\+/- [0-9]|\][0-9][0-9.]*,\[[0-9]|erplexity [0-9]|PPL [0-9]|ppl [0-9]"
                 rb"|\" ?:[^\n!-~]*\"?[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]|\",\"[A-Za-z_]"

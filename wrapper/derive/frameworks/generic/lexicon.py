@@ -21,7 +21,7 @@ _NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's 
 _TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "msecs": "ms", "milliseconds": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
                "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "microseconds": "us",
-               "microsecond": "us", "usec": "us", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
+               "microsecond": "us", "usec": "us", "minute": "min", "hour": "h", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
 
 
 # A cost's sign before its number, and the currency it names
@@ -96,7 +96,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|"
-         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes|mins?|hours|h|"
+         r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
          r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|B|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
@@ -112,7 +112,7 @@ _UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KMGT](?![\w/=.]))"
 
 
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
-_PLUS_MINUS = r"\s*(?:\u00b1|\+/-|\+\\-)\s*"  # "±", "+/-", setfit's "+\\-"
+_PLUS_MINUS = r"\s*(?:\u00b1|\+/-|\+\\-|(?<=\d )_(?=[ \t]))\s*"  # "±", "+/-", setfit's "+\\-"; "±" lost to "_"
 
 
 # A change from one value to another: "Decode: 12.3 -> 15.6 tok/s", a cell "37.9 -> 37.6 (Max 38.1)" (its last bracket
@@ -153,7 +153,7 @@ _MEASURED_N = r"decoded|gen|(?:p )?eval|sample|accept|prompt tokens|past|(?:cach
 _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|time|took|done|finished|phase)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
-                    r"temperature|top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
+                    r"temperature|(?<!same[ _])top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
                     r"per block|units per", re.I)
 
 
@@ -194,7 +194,7 @@ _SETTING_KINDS = frozenset(("count", "size", "percent", "value"))
 
 # A size labelled max/min that names memory in use is a measured peak ("max_allocated 5856 MB"), not a limit.
 # ("completions/max length": a namespaced metric, as trainers log them, is a statistic of what was measured)
-_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued|avg|average|mean)\b|\bper step\b"
+_MEASURED = LazyPattern(r"\b(?:ram|vram|rss|allocated|reserved|used|usage|peak|inflight|in-flight|queued|avg|average|mean|diff|kld)\b|\bper step\b|\u0394"  # Δp: a change measured
                         r"|[a-z]/(?:min|max)\b"
                         # a benchmark's "Max Memory (device: 0): 5.40 GB", llama-bench's max_mem: the peak it reached
                         r"|\bmax[ _]?mem(?:ory)?\b(?![ _]?(?:limit|util|fraction|per|budget))", re.I)
@@ -257,6 +257,13 @@ _UNITLESS_DURATION = LazyPattern(r"(?:\btime(?: (?:taken|spent|used|cost))?|dura
 _NOT_A_DURATION = LazyPattern(r"stamp|start|(?<!to )(?<!to_)(?<!to-)\bend(?![ _-]to[ _-]end)|epoch|date|clock|\bat\b|since|until|timeout|wall ?time$|^time$")
 
 
+# Unitless figures that measure a model's quality by their label: perplexity (llama-perplexity's "Mean PPL(Q)", its
+# chunks' "[12]5.8278"), KL divergence and "Same top", a loss, an accuracy or match score, a quantizer's error
+# ("proxy_err: 0.001755", exllamav3's "rfn", optimum's "max diff"): kind "value", read without a unit.
+_QUALITY = LazyPattern(r"perplexity|\bppl\b|\bkld\b|kl[ _-]?divergence|same top|\bloss\b|\bacc(?:uracy)?\b|exact[ _]match"
+                       r"|\bf1\b|\bbleu\b|\brouge|\bwer\b|\bcer\b|\bscore\b|(?<=[a-z][ _])err\b|\brfn\b|max diff|\bmse\b|\bmae\b", re.I)
+
+
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
 _RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b|\bprogress$",
                      re.I)
@@ -293,24 +300,30 @@ _COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "5
 _SET_UNITS = {"pp": ("pp", "percent"), "MHz": ("MHz", "frequency"), "Mhz": ("MHz", "frequency")}
 
 
+def _unitless_kind(low: str) -> Optional[str]:
+    """The kind of a number printed without a unit, by its (lower-case) label, or None: not a figure."""
+    if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
+        return "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
+    if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
+        return "rate"  # ("Output token throughput (per sec): 26.37" too: no count of tokens)
+    if ("token" in low and (_TOKENIZER.search(low) is None or _TOKENS.search(low) is not None) or "request" in low
+            or low.rsplit(" ", 1)[-1] in ("tok", "toks")):  # "toks= 954"; "tokenizer_init 0.13" is a time
+        return "count"
+    if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
+        return "count"
+    if _RATIO.search(low) is not None:
+        return "ratio"
+    if _QUALITY.search(low) is not None:
+        return "value"
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional[str]]:
     """(normalised unit, kind), or (None, None) when the pair is not a figure; labels and units recur line after
     line, hence the cache."""
     if unit is None:
-        low = label.lower()
-        if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:
-            return None, "duration"  # "TotalTime=95.67", "Time To First Token: 5.71": a duration, its unit not printed
-        if _UNITLESS_RATE.search(low) is not None:  # "Overall Output Throughput: 68.25": a rate, its unit not printed
-            return None, "rate"  # ("Output token throughput (per sec): 26.37" too: no count of tokens)
-        if ("token" in low and (_TOKENIZER.search(low) is None or _TOKENS.search(low) is not None) or "request" in low
-                or low.rsplit(" ", 1)[-1] in ("tok", "toks")):  # "toks= 954"; "tokenizer_init 0.13" is a time
-            return None, "count"
-        if _COUNTED.search(low) is not None:  # "page faults 238571", "context switches 38"
-            return None, "count"
-        if _RATIO.search(low) is not None:
-            return None, "ratio"
-        return None, None
+        return None, _unitless_kind(label.lower())
     if unit == "%":
         return "%", "percent"
     if unit in MAGNITUDES:  # "75.3K" tokens: thousands of them; "rss=176M" (top, free -h): a size in MiB

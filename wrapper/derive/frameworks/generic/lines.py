@@ -7,7 +7,7 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
-    LIST_ITEMS, MAGNITUDES, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    LIST_ITEMS, MAGNITUDES, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
 
@@ -31,7 +31,7 @@ _BEFORE_CHARS = 96
 _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
 
 
-_LEAD_LABEL = LazyPattern(r"\s*(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
+_LEAD_LABEL = LazyPattern(r"\s*(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
@@ -412,11 +412,15 @@ _BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
 _PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
-def _printed_pair(s: str, label: Optional[str]) -> bool:
+def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
     """Whether ``s`` is ``_PRINTED_PAIR`` and its label names a duration or a rate, whose unit is often not printed
-    ("time taken  2.5174171924591064"): other unitless numbers after a label need its colon."""
-    return bool(label) and _PRINTED_PAIR.fullmatch(s) is not None \
-        and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS
+    ("time taken  2.5174171924591064"), or the number ending ``s`` at ``end`` is a quality measure ("sample 50,
+    Perplexity 5.0264153480529785"): other unitless numbers after a label need its colon."""
+    if not label:
+        return False
+    if _PRINTED_PAIR.fullmatch(s) is not None:
+        return _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS
+    return not s[end:].strip() and _QUALITY.search(label) is not None
 
 
 def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
@@ -428,6 +432,22 @@ def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
     if head is None or s[max(0, head.start() - 2):head.start()].strip()[-1:].isdigit():
         return None
     return "in brackets", head["label"].strip() + (" elapsed" if tail["elapsed"] else "")
+
+
+# llama-perplexity's and llama-imatrix's running perplexity after each chunk: "[1]3.3282,[2]5.5064,[3]5.7696,"
+_CHUNK = LazyPattern(r"\[(?P<n>\d+)\](?P<num>\d+(?:\.\d+)?|nan|inf)")
+_CHUNKS = LazyPattern(r"(?:\[\d+\](?:\d+(?:\.\d+)?|nan|inf),?\s*)+")
+
+
+# All a line holds before its first colon and the number after it, when no shape above names a label: a label with
+# brackets inside brackets ("Cor(ln(PPL(Q)), ln(PPL(base))):  99.20%", llama-perplexity's statistics)
+_WHOLE_HEAD = LazyPattern(r"\s*(?P<label>[A-Za-z][^:\d]{0,60}?[\w)])\s*:\s*")
+
+
+def _whole_head(s: str, start: int) -> Optional[tuple]:
+    """("pair", label, None) for ``_WHOLE_HEAD`` before the number at ``start``, or None."""
+    m = _WHOLE_HEAD.fullmatch(s, 0, start) if "(" in s[:start] else None
+    return ("pair", m["label"], None) if m is not None else None
 
 
 def _before(reversed_head: str) -> Optional[tuple]:
@@ -524,6 +544,8 @@ class LineShapes:
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
             self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], line, routed)
             return True
+        if (s[0] == "[" or s[-1] in "],") and self._item_list(s, line, routed):
+            return True
         if s.startswith("[GIN]") and (gin := _GIN_ACCESS.match(s)) is not None:
             self._gin(gin, line, routed)
             return True
@@ -532,10 +554,6 @@ class LineShapes:
             self._add(f"{device['dev']} memory free", device["free"], "MiB", line, routed)
             return True
         if s.startswith("|") and "/" in s and self._npu_smi(s, line, routed):
-            return True
-        if s[0].isdigit() and s[-1] == "]" and _HTOP_METERS.fullmatch(s) is not None:
-            for meter in _HTOP_ONE.finditer(s):
-                self._add(f"CPU {meter['cpu']} usage", meter["pct"].rstrip("."), "%", line, routed)
             return True
         if s[0].isdigit() and " / " in s and _SLASH_VALUES.fullmatch(s) is not None and self._slashed_below(s, line, routed):
             return True
@@ -557,18 +575,31 @@ class LineShapes:
         if " MB |" in s and "C," in s and (gpustat := _GPUSTAT_ROW.match(s)) is not None:
             self._gpustat(gpustat, line, routed)
             return True
+        if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
+            # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
+            for label, group, unit in _SMI_FIGURES:
+                if smi[group] is not None:
+                    self._add(label, smi[group], unit, line, routed)
+            return True
+        return False
+
+    def _item_list(self, s: str, line: str, routed: bool) -> bool:
+        """A line that lists one figure an item: llama-perplexity's running perplexity ("[1]3.3282,[2]5.5064,"),
+        htop's CPU meters, a Python list after its label; True: read."""
+        if s.startswith("[") and s[1:2].isdigit() and _CHUNKS.fullmatch(s) is not None:
+            for chunk in _CHUNK.finditer(s):  # llama-perplexity's and llama-imatrix's running perplexity
+                self._add(f"[{chunk['n']}] perplexity", chunk["num"], None, line, routed, bare=True)
+            return True
+        if s[0].isdigit() and s[-1] == "]" and _HTOP_METERS.fullmatch(s) is not None:
+            for meter in _HTOP_ONE.finditer(s):
+                self._add(f"CPU {meter['cpu']} usage", meter["pct"].rstrip("."), "%", line, routed)
+            return True
         if s.endswith(("]", ",")) and ": [" in s and (listed := _LISTED.fullmatch(s)) is not None:
             # "All times:  [32.33, 25.40, …]": a Python list printed after its label, one figure an item
             label, unit = _label(listed["label"]), _key_unit(listed["label"].replace(" ", "_"))
             for i, item in enumerate(listed["items"].split(",")[:LIST_ITEMS], 1):
                 if item.strip():
                     self._add(f"{label} [{i}]", item.strip(), unit, line, routed, bare=True)
-            return True
-        if s.startswith("|") and "MiB /" in s and (smi := _SMI_ROW.match(s)) is not None:
-            # nvidia-smi's GPU row: "|  0%   38C    P8    16W / 350W |    114MiB / 24576MiB |      0%      Default |"
-            for label, group, unit in _SMI_FIGURES:
-                if smi[group] is not None:
-                    self._add(label, smi[group], unit, line, routed)
             return True
         return False
 
@@ -1040,7 +1071,8 @@ class LineShapes:
         if (paren := _IN_BRACKETS.match(head)) is not None:
             # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
             return _joined_label(paren["label"][::-1], kind, unit), "spaced"
-        if head.lstrip().startswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
+        opening = head.lstrip()[:2]  # "(" before it, or "[" after a space ("bpw: 4.00  proxy_err: 0.0017  [1.77 s]")
+        if (opening[:1] == "(" or opening[:1] == "[" and opening[1:].isspace()) and (lead := _LEAD_LABEL.match(s)) is not None:
             # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's
             return (f"{lead['label']} {_unit_kind(unit, '')[0]}" if kind == "count" else lead["label"]), "spaced"
         return None, None
@@ -1052,7 +1084,7 @@ class LineShapes:
         last = None  # (label, end) of the figure read last on this line
         lead = None  # the label of the last figure read here that is not a "per token" cost
         of_heading = False
-        spreads = "\u00b1" in s or "+/-" in s
+        spreads = "\u00b1" in s or "+/-" in s or " _ " in s
         for m in _VALUE.finditer(s):
             start = m.start()
             if any(a <= start < b for a, b in taken):
@@ -1062,7 +1094,7 @@ class LineShapes:
             if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
                 continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
             head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
-            found = _before(head)
+            found = _before(head) or _whole_head(s, start)
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
                 label, unit = _bracketed(label, unit), m["unit"]
@@ -1084,7 +1116,7 @@ class LineShapes:
                     shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
             if shape is None and unit is not None:
                 label, shape = self._unlabelled(s, head, start, unit, last)
-            if shape is None or (unit is None and shape in ("took", "spaced") and not _printed_pair(s, label)):
+            if shape is None or (unit is None and shape in ("took", "spaced") and not _printed_pair(s, label, m.end())):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)
             noise = None

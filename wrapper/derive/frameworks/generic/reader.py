@@ -52,6 +52,7 @@ _METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobyte
 _UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
 
 
+_SMALL_FRACTION = LazyPattern(r"\d{1,5}\.\d+")  # under 100000, with a fraction: no clock's reading
 _BARE_NUMBER = LazyPattern(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")  # a line of one number
 
 
@@ -157,6 +158,9 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=_)(?:ms|s|us|ns|sec|seconds|tps|per_s)\s*:?\s*$"  # a heading: "ttft_s" alone on its line
                   r"|(?<=_)(?:time|latency|duration)[ \t]*:[ \t]*$"  # a heading with no unit: "http.response_time:" (Artillery)
                   r"|(?<=[A-Za-z]  [0-9])[0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]*$"  # print("time taken ", t): "time taken  2.517"
+                  r"|(?<=\u00b1)[ \t]*[0-9]|(?<=[0-9] _)[ \t]+[0-9]|(?<=\+/- [0-9])"  # a spread: "10.910139 ± 0.080259" (its sign lost: "_"), "+/- 0.1"
+                  r"|(?<=\])[0-9][0-9.]*,\[[0-9]"  # llama-perplexity's chunks: "[1]3.3282,[2]5.5064,"
+                  r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"
                   r"|(?<=[:=])[ \t]*\[[ \t]*[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
@@ -335,6 +339,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return False
         words = _words(label)  # "maxNumActiveRequests" is classified as "max Num Active Requests"
         unit, kind = _unit_kind(unit_text, words)
+        if kind is None and words == "time" and unit_text is None and _SMALL_FRACTION.fullmatch(num_text):
+            kind = "duration"  # "'time': '2.447'" (GPTQModel's record of a module): a clock prints no such fraction
         if kind is None and bare and unit_text is None:
             if num_text in ("0", "1") and label.isupper() or _STAT_COLUMN.fullmatch(label) is not None:
                 return False  # "AVX = 1", "NEON: 0": a build's or device's flag; "p25 = 0.17": of what, unsaid

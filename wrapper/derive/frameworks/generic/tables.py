@@ -322,6 +322,17 @@ _MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
 CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep continues a row's cell
 
 
+_SPREAD_GAP = LazyPattern(r"[ \t]*\u00b1[ \t]*")
+
+
+def _columns(s: str) -> tuple[str, list]:
+    """``s`` with each value and its spread made one cell ("-0.00651 ±    0.01162", llama-perplexity's KLD rows),
+    and its cells, apart by ``_COLUMN_GAP``."""
+    if "\u00b1" in s:
+        s = _SPREAD_GAP.sub(" \u00b1 ", s)
+    return s, _COLUMN_GAP.split(s)
+
+
 class TableShapes:
     """The shapes of tables: markdown and box tables, fixed-width columns, CSV."""
 
@@ -333,7 +344,7 @@ class TableShapes:
     def _spaced_line(self, s: str, line: str, routed: bool) -> bool:
         """A fixed-width table's row under its header (each value cell a figure labelled by the row's names and
         its column, the unit from the column's brackets or the cell); a header is kept. True: a row was read."""
-        cells = _COLUMN_GAP.split(s)
+        s, cells = _columns(s)
         header = original = self._spaced
         self._spaced = None
         if self._note_under_row(header, cells, line):
