@@ -92,6 +92,7 @@ def test_a_progress_bars_rate_progress_and_count_are_figures_of_its_description_
         ("Capturing CUDA graphs done", 67, "iterations", "count"),
         ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
         ("Loading weights progress", 25, "%", "percent"), ("Loading weights done", 1, "iterations", "count"),
+        ("Loading weights out of", 4, "iterations", "count"),
         ("Loading weights elapsed so far", 0, "s", "duration"), ("Loading weights remaining", 1, "s", "duration"),
         ("Loading weights", 2.32, "it/s", "rate"), ("Decode token progress", 100, "%", "percent"),
         ("Decode token done", 357310, "iterations", "count"), ("Decode token", 2318.57, "it/s", "rate")]
@@ -2226,3 +2227,27 @@ def test_quality_measures_beside_speed():
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("bpw", 4.0, None), ("proxy err", 0.001755, None), ("Quantized", 1.77, "s"), ("loss", 623.22346, None),
         ("time", 2.552, None), ("Estimated remaining time", 1.0, "min")]
+
+
+def test_columns_one_space_apart_and_python_timedeltas():
+    # iostat -x as it prints (names one space apart where they are wide) and vmstat (held-out round 109-b: the
+    # same columns collapsed to one space in an ollama issue, #6807)
+    (rep,) = frameworks.parse_lines(["avg-cpu:  %user   %nice %system %iowait  %steal   %idle",
+                                     "           0.52    0.00    0.28    0.01    0.00   99.19",
+                                     "Device            r/s     rkB/s   rrqm/s  %rrqm r_await",
+                                     "nvme0n1         12.34   1580.20     0.01   0.08    0.21"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("%user", 0.52, "%"), ("%nice", 0.0, "%"), ("%system", 0.28, "%"), ("%iowait", 0.01, "%"), ("%steal", 0.0, "%"),
+        ("%idle", 99.19, "%"), ("nvme0n1 r/s", 12.34, "/s"), ("nvme0n1 rkB/s", 1580.2, "kB/s"),
+        ("nvme0n1 rrqm/s", 0.01, "/s"), ("nvme0n1 %rrqm", 0.08, "%"), ("nvme0n1 r await", 0.21, None)]
+    (rep,) = frameworks.parse_lines([" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st",
+                                     " 1  0      0 1234567  12345 234567    0    0   150    20  300  400  5  2 92  1  0",
+                                     " 2  0      0 1234000  12345 234600    0    0   900    10  320  410 15  3 80  2  0"])
+    got = {(f["label"], f["value"]) for f in rep["figures"]}
+    assert {("free", 1234567), ("bi", 150), ("bi", 900), ("us", 15)} <= got
+    # safetensors' speed benchmark prints Python timedeltas and "76.6 X" (held-out round 109-b)
+    (rep,) = frameworks.parse_lines(["Loaded safetensors 0:00:00.004015", "on CPU, safetensors is faster than pytorch "
+                                     "by: 76.6 X", "I0327 13:12:22.342293 1 model.cc:12] loaded",
+                                     "Run on (9 X 1704 MHz CPU s)"])  # (a glog stamp, nine CPUs: no figures)
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("Loaded safetensors", 0.004015, "s"), ("safetensors is faster than pytorch by", 76.6, "x")]

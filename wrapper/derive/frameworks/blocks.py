@@ -49,7 +49,7 @@ _LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|milli|micro|nano|min|h|"
                 rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req|[KMGT]i?B|[KMGT](?:[^0-9A-Za-z_.\n]|(?m:$))|kB|kb|bytes|%|user|"
                 rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|"
-                rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|x|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|"
+                rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|[xX]|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|"
                 rb"[A-Za-z]{2,12}/s)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
@@ -59,7 +59,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|_(?:time|latency|duration)[ \t]*:" + _LINE_END +
                 rb"|[A-Za-z]  [0-9][0-9.]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +
-                rb"|\xc2\xb1[ \t]*[0-9]|[0-9] _[ \t]+[0-9]|\+/- [0-9]|\][0-9][0-9.]*,\[[0-9]|erplexity [0-9]|PPL [0-9]|ppl [0-9]"
+                rb"|\xc2\xb1[ \t]*[0-9]|[0-9] _[ \t]+[0-9]|\+/- [0-9]|\][0-9][0-9.]*,\[[0-9]|erplexity [0-9]|PPL [0-9]|ppl [0-9]|[0-9] [0-9][0-9.]* [0-9][0-9.]* [0-9]|:[0-5][0-9]:[0-5][0-9]\.[0-9]{6}"
                 rb"|\" ?:[^\n!-~]*\"?[-+]?[0-9]|unit\"[^\n!-~]*:|\{" + _LINE_END + rb"|\}[^\n!-~]*,?" + _LINE_END +
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]|\",\"[A-Za-z_]"

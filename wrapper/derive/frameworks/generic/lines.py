@@ -89,6 +89,8 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 _CLOCK_HINT = LazyPattern(r"[:=][ \t]*\d{1,3}:[0-5]\d:[0-5]\d")  # a clock after a label's colon, before the slow search
 # "Total time of building all engines: 00:00:06" (TensorRT-LLM): a time of something, no moment
 _CLOCK_LABEL = LazyPattern(r"^(?:total |elapsed |wall )?time (?:of|for|to|taken)\b|\b(?:took|elapsed|duration)\b", re.I)
+# Python's timedelta printed: the hours without a leading zero, microseconds ("0:00:00.307460"): a duration, no moment
+_TIMEDELTA = LazyPattern(r"(?<![\d:.])(?P<h>\d):(?P<m>[0-5]\d):(?P<s>[0-5]\d\.\d{6})(?![\d:.])")
 _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
                               r"(?![\d:.])")
 
@@ -700,9 +702,11 @@ class LineShapes:
         done = m["done"].rstrip("kMGT")
         if "B/s" in inner or "byte" in inner:  # bytes ("?B/s", "245Mbyte/s"): tqdm's unit_scale, "1.52k" is 1.52 kB
             self._bar_rate(f"{label} size", done, f"{m['mag'] or ''}B", line, routed, core=False, own=True)
-        else:  # "12.5k/100k [… it/s]": thousands of iterations
+        else:  # "12.5k/100k [… it/s]": thousands of iterations, of so many ("… out of", once: a bar's redraws repeat it)
             count = repr(round(float(done) * MAGNITUDES[m["mag"].upper()])) if m["mag"] else done
             self._bar_rate(f"{label} done", count, "iterations", line, routed, core=False, own=True)
+            if m["total"].isdigit() and m["total"] != m["done"]:  # (a finished bar's total is its count done)
+                self._bar_rate(f"{label} out of", m["total"], "iterations", line, routed, core=False, own=True)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
             if m["done"] == m["total"]:
@@ -808,6 +812,8 @@ class LineShapes:
             self._arrows(s, line, routed, taken)
         if ":" in s and _CLOCK_HINT.search(s) is not None and (clock := _CLOCK_DURATION.search(s)) is not None:
             self._clock_duration(clock, line, routed, taken)
+        elif "." in s and ":" in s and (delta := _TIMEDELTA.search(s)) is not None:
+            self._timedelta(s, delta, line, routed, taken)
         if "-" in s or "\u2013" in s or "\u2014" in s:
             self._ranges(s, line, routed, taken)
         if ", (" in s:
@@ -888,6 +894,15 @@ class LineShapes:
             if found is not None:  # "wall time: 7m 51s", "took 1 min 19 seconds", "[0m 02s elapsed]"
                 self._add(_label(found[1]), repr(ms), "ms", line, routed)
             taken.append(m.span())
+
+    def _timedelta(self, s: str, m: re.Match, line: str, routed: bool, taken: list) -> None:
+        """A duration as Python prints a timedelta ("Loaded safetensors 0:00:00.004015"), labelled by the words
+        before it, in seconds."""
+        found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+        if found is not None:
+            seconds = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
+            self._add(_label(found[1]), repr(round(seconds, 6)), "s", line, routed)
+        taken.append(m.span())
 
     def _clock_duration(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
         """A duration printed as a clock after its label ("total time:   0:05:43", "Elapsed = 01:02:03.5"), in

@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import LineShapes, _normalized
-from .tables import _MATRIX_HEADER, _RULE_CHARS, TableShapes
+from .tables import MIN_SPACED_COLUMNS, _MATRIX_HEADER, _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
 
 
@@ -142,7 +142,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -160,6 +160,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[A-Za-z]  [0-9])[0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]*$"  # print("time taken ", t): "time taken  2.517"
                   r"|(?<=\u00b1)[ \t]*[0-9]|(?<=[0-9] _)[ \t]+[0-9]|(?<=\+/- [0-9])"  # a spread: "10.910139 ± 0.080259" (its sign lost: "_"), "+/- 0.1"
                   r"|(?<=\])[0-9][0-9.]*,\[[0-9]"  # llama-perplexity's chunks: "[1]3.3282,[2]5.5064,"
+                  r"|(?<=[0-9] [0-9])[0-9.]* [0-9][0-9.]* [0-9]"  # numbers one space apart: a collapsed table's row
+                  r"|(?<=:[0-5][0-9]:[0-5][0-9]\.[0-9])[0-9]{5}(?![0-9])"  # Python's timedelta: "0:00:00.004015"
                   r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"
                   r"|(?<=[:=])[ \t]*\[[ \t]*[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
@@ -239,6 +241,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         if "," in stripped and self._csv_line(stripped, text, routed):
             return
         self._csv = None
+        if stripped[-1:].isdigit() and stripped.count(" ") >= MIN_SPACED_COLUMNS - 1 \
+                and self._whitespace_row(stripped, text, routed):
+            return
         if ("  " in stripped or "\t" in stripped) and self._spaced_line(stripped, text, routed):
             return
         if self._structured(stripped, text, routed):

@@ -325,6 +325,19 @@ CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep 
 _SPREAD_GAP = LazyPattern(r"[ \t]*\u00b1[ \t]*")
 
 
+_PER_SECOND_SUFFIX = LazyPattern(r"(?:[kKMG]i?B)?/s$")  # iostat's "rkB/s", "r/s": kB, or things, a second
+
+
+def _column_unit(name: str) -> Optional[str]:
+    """The unit a column's name gives its cells: "%util" a percentage, "rkB/s" kB/s, "r/s" a rate, "Prefill t/s",
+    "…_ms" (``_unit_word_in``, ``_key_unit``)."""
+    if name.startswith("%"):
+        return "%"
+    if (per := _PER_SECOND_SUFFIX.search(name)) is not None and per.start() > 0:
+        return per[0].replace("KB", "kB") if per[0] != "/s" else "/s"
+    return _unit_word_in(name) or _key_unit(name)
+
+
 def _columns(s: str) -> tuple[str, list]:
     """``s`` with each value and its spread made one cell ("-0.00651 ±    0.01162", llama-perplexity's KLD rows),
     and its cells, apart by ``_COLUMN_GAP``."""
@@ -401,6 +414,37 @@ class TableShapes:
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
+
+    def _whitespace_row(self, s: str, line: str, routed: bool) -> bool:
+        """A row of numbers (maybe after its name) under names apart by single spaces as often as by more, each
+        name over one number (vmstat's " r  b   swpd   free …", iostat's "avg-cpu:  %user   %nice %system …" and
+        "Device  r/s  rkB/s …", or their columns collapsed to one space by a paste): each cell a figure labelled by
+        the row's name and its column's; rows of numbers between it and its header are passed over. True: read."""
+        tokens = s.split()
+        if len(tokens) < MIN_SPACED_COLUMNS or self.line_before is None or not all(map(_number_cell, tokens[1:])):
+            return False
+        header = None
+        for back in range(1, HEADER_LINES_BACK):
+            above = self.line_before(back)
+            names = above.split() if above else []
+            if names[:1] and names[0].endswith(":") and len(names) == len(tokens) + 1:
+                names = names[1:]  # iostat's "avg-cpu:" names the rows below, not a column
+            if len(names) != len(tokens) or any(map(_number_cell, names)):
+                if above and all(map(_number_cell, names[1:])) and len(names) == len(tokens):
+                    continue  # a row above, under the same header
+                return False
+            if _COLUMN_GAP.split(above.strip()) != names or _COLUMN_GAP.split(s) != tokens:
+                header = names  # (a table whose gaps are all wide is a fixed-width table's, read as such)
+            break
+        if header is None:
+            return False
+        named = not _number_cell(tokens[0])
+        values, extras = _cell_values(tokens)
+        for name, cell, value, extra in list(zip(header, tokens, values, extras))[named:]:
+            if value is not None:
+                unit = value["unit"] or _column_unit(name)
+                self._cell(f"{tokens[0]} {name}" if named else name, value, extra, unit, None, line, routed)
+        return True
 
     def _note_under_row(self, header: Optional[list], cells: list, line: str) -> bool:
         """Whether a short line indented deep under a fixed-width table is a note under a row's last cell
