@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import LineShapes, _normalized
-from .tables import MIN_SPACED_COLUMNS, _MATRIX_HEADER, _RULE_CHARS, TableShapes
+from .tables import _MATRIX_HEADER, _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
 
 
@@ -241,10 +241,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         if "," in stripped and self._csv_line(stripped, text, routed):
             return
         self._csv = None
-        if stripped[-1:].isdigit() and stripped.count(" ") >= MIN_SPACED_COLUMNS - 1 \
-                and self._whitespace_row(stripped, text, routed):
-            return
-        if ("  " in stripped or "\t" in stripped) and self._spaced_line(stripped, text, routed):
+        if self._table_row(stripped, text, routed):
             return
         if self._structured(stripped, text, routed):
             return

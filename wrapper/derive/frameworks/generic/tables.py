@@ -415,6 +415,12 @@ class TableShapes:
             self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
 
+    def _table_row(self, s: str, line: str, routed: bool) -> bool:
+        """A row of a table whose columns are apart by spaces (``_whitespace_row``, ``_spaced_line``); True: read."""
+        if s[-1:].isdigit() and s.count(" ") >= MIN_SPACED_COLUMNS - 1 and self._whitespace_row(s, line, routed):
+            return True
+        return ("  " in s or "\t" in s) and self._spaced_line(s, line, routed)
+
     def _whitespace_row(self, s: str, line: str, routed: bool) -> bool:
         """A row of numbers (maybe after its name) under names apart by single spaces as often as by more, each
         name over one number (vmstat's " r  b   swpd   free …", iostat's "avg-cpu:  %user   %nice %system …" and
