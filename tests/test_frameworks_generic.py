@@ -2251,3 +2251,27 @@ def test_columns_one_space_apart_and_python_timedeltas():
                                      "Run on (9 X 1704 MHz CPU s)"])  # (a glog stamp, nine CPUs: no figures)
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
         ("Loaded safetensors", 0.004015, "s"), ("safetensors is faster than pytorch by", 76.6, "x")]
+
+
+def test_profiler_tables():
+    # held-out round 109-a: Nsight Compute's section (names set flush right over a rule, a unit column) on a vLLM
+    # kernel (vllm-project/vllm issue, 2024-03): its C++ namespace "vllm::" is no vLLM log
+    (rep,) = frameworks.parse_lines([
+        "  void vllm::paged_attention_v2_kernel<unsigned short, (int)128>(float *, int) (32, 1, 32)x(128, 1, 1), Context 1",
+        "    Section: GPU Speed Of Light Throughput", "    ----------------------- ------------- ------------",
+        "    Metric Name               Metric Unit Metric Value", "    ----------------------- ------------- ------------",
+        "    DRAM Frequency          cycle/nsecond        10.24", "    Elapsed Cycles                  cycle       608178",
+        "    Memory Throughput                   %        94.59", "    Duration                      usecond       272.16"])
+    assert rep["framework"] == "unknown"
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("DRAM Frequency", 10.24, "GHz"), ("Elapsed Cycles", 608178, "cycles"), ("Memory Throughput", 94.59, "%"),
+        ("Duration", 272.16, "us")]
+    # torch.profiler's memory columns ("545.80 Mb", "0 b") and Marlin's bench ("s=0.00014", its key the unit)
+    (run,) = read("batch=0001: s=0.00014, TFLOP/s=004.626, GB/s=1158.601, speedup=3.12")
+    assert ("s", 0.00014, "s") in {(f.label, f.value, f.unit) for f, _ in run.figures}
+    (rep,) = frameworks.parse_lines([
+        "                     Name    Self CPU %      Self CPU       CPU Mem  Self CPU Mem    # of Calls  ",
+        "              aten::empty         0.08%       5.052ms     545.80 Mb     545.80 Mb          1234  ",
+        "              aten::addmm         0.13%       8.523ms           0 b           0 b           310  "])
+    assert {(f["label"], f["value"], f["unit"]) for f in rep["figures"]} >= {
+        ("aten::empty CPU Mem", 545.8, "MB"), ("aten::addmm Self CPU Mem", 0, "B"), ("aten::addmm Self CPU", 8.523, "ms")}

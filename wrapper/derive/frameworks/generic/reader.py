@@ -52,6 +52,7 @@ _METRIC_UNITS = {"Percent": "%", "Megabytes": "MB", "Gigabytes": "GB", "Kilobyte
 _UNIT_METRIC = LazyPattern(r"(?P<name>[A-Za-z]\w*)\.(?P<unit>" + "|".join(_METRIC_UNITS) + r"):(?P<num>" + _NUM + r")\|#")
 
 
+_UNIT_KEYS = frozenset(("s", "ms", "us", "ns"))  # a duration's unit as its own key
 _SMALL_FRACTION = LazyPattern(r"\d{1,5}\.\d+")  # under 100000, with a fraction: no clock's reading
 _BARE_NUMBER = LazyPattern(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")  # a line of one number
 
@@ -162,6 +163,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\])[0-9][0-9.]*,\[[0-9]"  # llama-perplexity's chunks: "[1]3.3282,[2]5.5064,"
                   r"|(?<=[0-9] [0-9])[0-9.]* [0-9][0-9.]* [0-9]"  # numbers one space apart: a collapsed table's row
                   r"|(?<=:[0-5][0-9]:[0-5][0-9]\.[0-9])[0-9]{5}(?![0-9])"  # Python's timedelta: "0:00:00.004015"
+                  r"|(?<=  [0-9])[0-9.,]*[ \t]*$"  # a fixed-width row's last cell ("Duration   usecond   272.16", ncu's)
                   r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"
                   r"|(?<=[:=])[ \t]*\[[ \t]*[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
@@ -343,6 +345,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         unit, kind = _unit_kind(unit_text, words)
         if kind is None and words == "time" and unit_text is None and _SMALL_FRACTION.fullmatch(num_text):
             kind = "duration"  # "'time': '2.447'" (GPTQModel's record of a module): a clock prints no such fraction
+        elif kind is None and unit_text is None and words in _UNIT_KEYS:  # "s=0.00014, TFLOP/s=004.626" (Marlin's
+            unit, kind = words, "duration"                                 # bench): the key is the value's unit
         if kind is None and bare and unit_text is None:
             if num_text in ("0", "1") and label.isupper() or _STAT_COLUMN.fullmatch(label) is not None:
                 return False  # "AVX = 1", "NEON: 0": a build's or device's flag; "p25 = 0.17": of what, unsaid

@@ -325,6 +325,41 @@ CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep 
 _SPREAD_GAP = LazyPattern(r"[ \t]*\u00b1[ \t]*")
 
 
+_DASHES = LazyPattern(r"-+")
+
+
+# Nsight Compute's units, as its "Metric Unit" column prints them
+_METRIC_UNITS = {"nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s", "byte": "B", "Kbyte": "KB",
+                 "Mbyte": "MB", "Gbyte": "GB", "Tbyte": "TB", "cycle/nsecond": "GHz", "cycle/usecond": "MHz",
+                 "cycle": "cycles", "%": "%"}
+
+
+def _by_rule(header: str, rule: str, columns: int) -> Optional[list]:
+    """``header`` cut where the dashes of the rule under it run ("Metric Name   Metric Unit Metric Value" over
+    "------------- ------------- ------------", Nsight Compute's names set flush right), when the rule has
+    ``columns`` runs and the names one space apart would not tell them; else None."""
+    runs = [m.span() for m in _DASHES.finditer(rule)]
+    if len(runs) != columns or len(_COLUMN_GAP.split(header.strip())) == columns:
+        return None
+    cells = [header[a:b].strip() for a, b in runs]
+    whole = all(cells) and "".join("".join(c.split()) for c in cells) == "".join(header.split())
+    return cells if whole else None  # (a name the dashes cut in two is no such header)
+
+
+def _fixed_row_name(header: list, cells: list, values: list) -> tuple:
+    """(name, unit) of a fixed-width row: its cells that hold no value, and the unit its values are in when a
+    column says it ("Metric Unit": Nsight Compute's "DRAM Frequency  cycle/nsecond  10.24") or brackets end the
+    name ("TTFT (ms)   44.3   32.8")."""
+    at = next((i for i, name in enumerate(header) if name.lower().endswith(" unit") or name == "Unit"), None)
+    row = " ".join(c for i, (c, v) in enumerate(zip(cells, values)) if v is None and c and i != at).rstrip(":")
+    if at is not None and values[at] is None:
+        unit = cells[at].strip()
+        per = unit.endswith("/second") and unit != "cycle/second"
+        return row, (_METRIC_UNITS.get(unit[:-len("/second")], unit) + "/s") if per else _METRIC_UNITS.get(unit, unit)
+    rm = _bracket_unit(row)
+    return (rm["label"], rm["unit"]) if rm is not None else (row, None)
+
+
 _PER_SECOND_SUFFIX = LazyPattern(r"(?:[kKMG]i?B)?/s$")  # iostat's "rkB/s", "r/s": kB, or things, a second
 
 
@@ -373,9 +408,10 @@ class TableShapes:
         values, extras = _cell_values(cells)
         indented = self._spaced_indented
         least = 1 if pair or len(cells) > MIN_SPACED_COLUMNS else 2  # under a header of 4+ names one value is a row
-        if header is None and sum(v is not None for v in values) >= least and self.line_before is not None:
-            header, cells, values, extras = self._header_for_row(s, cells, values, extras)
+        if header is None and any(values) and self.line_before is not None:  # (or of 3 when it names the unit's
+            header, cells, values, extras = self._header_for_row(s, cells, values, extras)  # column: ncu's)
             original, indented = header, self._spaced_indented
+        least = 1 if header is not None and any(h.endswith("Unit") for h in header) else least
         if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
                 if value is not None and value["unit"]:  # ("coding  100.0  12/12  53040ms  ✅": a score and a
@@ -395,18 +431,14 @@ class TableShapes:
                 trailing = cells[-1]  # "items_per_second=34.412/s": a cell of its own labelled figures
                 values = values[:-1] + [None]
                 cells = cells[:-1] + [""]
-            row = " ".join(c for c, v in zip(cells, values) if v is None and c).rstrip(":")
+            row, row_unit = _fixed_row_name(header, cells, values)
             stat = _STAT_COLUMN.fullmatch(row.strip()) is not None  # "P50:", "AVG": the row is a statistic
-            rm = _bracket_unit(row)
-            row_unit = None
-            if rm is not None:
-                row, row_unit = rm["label"], rm["unit"]  # "TTFT (ms)   44.3   32.8": the row's name says the unit
             for name, value, extra in zip(header, values, extras):
                 if value is not None:
                     m = _CELL_UNIT.match(name)
                     label, unit = (m["label"], m["unit"]) if m else (name, value["unit"] or value["sunit"] or row_unit or _unit_word_in(name) or _key_unit(name))
                     noise = label if stat else row if row and _SETTING_COLUMN.fullmatch(label) else None
-                    self._cell(f"{row} {label}", value, extra, unit, noise, line, routed)
+                    self._cell(f"{row} {label}".removesuffix(" Metric Value"), value, extra, unit, noise, line, routed)
             if trailing is not None:
                 self._pairs(f"{row} {trailing}", line, routed)
             self._spaced = original
@@ -556,10 +588,11 @@ class TableShapes:
                 map(_number_cell, _COLUMN_GAP.split(above.strip()))):
             return None  # a header met past blank lines is names only (wrk2's "1/(1-Percentile)" is one)
         indented = above.lstrip(">")[:1].isspace()
+        ruled = _by_rule(above, self.line_before(1), columns) if skipped == 2 else None
         above = above.strip()
         if above[:1] == ">":
             above = above.lstrip("> ")
-        cells = _COLUMN_GAP.split(above)
+        cells = ruled or _COLUMN_GAP.split(above)
         if not named and len(cells) < columns == len(above.split()):  # a row of values only under names one space
             cells = above.split()  # apart ("TotalCount 1/(1-Percentile)", wrk2); "MIN:" names its row: no corner
         if not columns - 1 <= len(cells) <= columns + (row is not None) or len(cells) < MIN_SPACED_COLUMNS - 1:
