@@ -85,12 +85,13 @@ def test_a_progress_bars_rate_progress_and_count_are_figures_of_its_description_
     (run,) = read("Capturing CUDA graphs: 100%|██████████| 67/67 [00:14<00:00,  4.71it/s]",
                   "Loading weights:  25% Completed | 1/4 [00:00<00:01,  2.32it/s]",
                   "Decode token  100%|██████| 357310/357310 [ 2318.57it/s    02:34/00:00   ]")
-    # a finished bar's elapsed time is a duration of its description; a bar still going: its time so far and
-    # tqdm's estimate of the time left; every bar its percentage done and its count done
+    # a finished bar's elapsed time is a duration of its description; a bar still going: its time so far; either,
+    # tqdm's estimate of the time left (a finished one's "<00:00"); every bar its percentage done and its count done
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Capturing CUDA graphs progress", 100, "%", "percent"),
         ("Capturing CUDA graphs done", 67, "iterations", "count"),
-        ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
+        ("Capturing CUDA graphs elapsed", 14, "s", "duration"), ("Capturing CUDA graphs remaining", 0, "s", "duration"),
+        ("Capturing CUDA graphs", 4.71, "it/s", "rate"),
         ("Loading weights progress", 25, "%", "percent"), ("Loading weights done", 1, "iterations", "count"),
         ("Loading weights out of", 4, "iterations", "count"),
         ("Loading weights elapsed so far", 0, "s", "duration"), ("Loading weights remaining", 1, "s", "duration"),
@@ -2017,6 +2018,7 @@ def test_a_progress_bar_without_its_bar_still_has_its_count_and_times():
         ("Loading safetensors checkpoint shards progress", 100, "%"),
         ("Loading safetensors checkpoint shards done", 163, "iterations"),
         ("Loading safetensors checkpoint shards elapsed", 72, "s"),
+        ("Loading safetensors checkpoint shards remaining", 0, "s"),
         ("Loading safetensors checkpoint shards", 2.25, "it/s")]
 
 

@@ -709,13 +709,11 @@ class LineShapes:
                 self._bar_rate(f"{label} out of", m["total"], "iterations", line, routed, core=False, own=True)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
             seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
-            if m["done"] == m["total"]:
-                self._bar_rate(f"{label} elapsed", str(seconds), "s", line, routed)
-            else:
-                self._bar_rate(f"{label} elapsed so far", str(seconds), "s", line, routed)
-                if elapsed["rm"] is not None:
-                    left = int(elapsed["rh"] or 0) * 3600 + int(elapsed["rm"]) * 60 + int(elapsed["rs"])
-                    self._bar_rate(f"{label} remaining", str(left), "s", line, routed)
+            finished = m["done"] == m["total"]
+            self._bar_rate(f"{label} elapsed" if finished else f"{label} elapsed so far", str(seconds), "s", line, routed)
+            if elapsed["rm"] is not None:  # (a finished bar's "<00:00" too: printed, its estimate come true)
+                left = int(elapsed["rh"] or 0) * 3600 + int(elapsed["rm"]) * 60 + int(elapsed["rs"])
+                self._bar_rate(f"{label} remaining", str(left), "s", line, routed)
         rate = _BAR_RATE.search(inner)
         desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")
         if rate is None:
