@@ -17,15 +17,16 @@ from .units import decimal_text
 
 # printed value * factor = the family's number: the unit changes families make (time, binary and decimal sizes,
 # percentages, thousands)
-_DECIMAL_FACTORS = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6)
-_COMPUTED_FACTORS = (1e-2, 1e2,  # a percentage as a fraction and back
+_COMPUTED_FACTORS = (1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 60e3, 3.6e6,  # s as ms, MB as GB, ...
+                     1e-2, 1e2,  # a percentage as a fraction and back
                      1024.0, 1 / 1024, 1024.0 ** 2, 1 / 1024 ** 2, 1024.0 ** 3, 1 / 1024 ** 3, 1e6 / 1024 ** 2,
                      1024 ** 2 / 1e6, 1e9 / 1024 ** 2, 1e9 / 1024 ** 3, 1e3 / 1024, 1024 / 1e3)
-# (factor, computed): a change between binary and decimal units, or from a percentage to a fraction, is computed
-# from the printed digits, so it is held near-exactly (_COMPUTED_TOLERANCE, relative), that a small count is not
-# taken for a nearby one ("35" s is no 37 requests by way of MB -> MiB; a bar's "[00:33<" is no 3273 prompts by
-# way of a percentage)
-_FACTORS = tuple((f, False) for f in _DECIMAL_FACTORS) + tuple((f, True) for f in _COMPUTED_FACTORS)
+# (factor, computed): the value as printed, to half a unit of its last digit (a family's own computation of it may
+# hold more digits); a change of unit is computed from the printed digits, so it is held near-exactly
+# (_COMPUTED_TOLERANCE, relative), that a small number is not taken for a nearby one ("35" s is no 37 requests by
+# way of MB -> MiB; a bar's "[00:33<" is no 3273 prompts by way of a percentage; "0.04GiB" is no 39.38 GiB by way
+# of s -> ms)
+_FACTORS = ((1.0, False),) + tuple((f, True) for f in _COMPUTED_FACTORS)
 _COMPUTED_TOLERANCE = 1e-4
 MAX_DEPTH = 6  # a report's numbers sit at most this deep (buffers.CUDA0.model_mib, extra.decode.series.0.x)
 MAX_NUMBERS = 4096  # a run's numbers looked at (a long series is a handful of keys repeated)

@@ -220,9 +220,9 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters (GGUF's "llama.embedding_length") and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$"
-                           # llama-bench's switch columns ("fa", "nkvo", "repack", "mmap"), llama.cpp's KV switches
+                           # llama-bench's switch columns ("fa", "nkvo", "repack", "mmap", "dio", "rtr"), llama.cpp's KV switches
                            # ("kv_size = 1024, offload = 1, …, can_shift = 1")
-                           r"|\bfa$|\bnkvo$|\brepack$|\bmmap$|\bcan[ _]shift\b|\boffload$"
+                           r"|\bfa$|\bnkvo$|\brepack$|\bmmap$|\bdio$|\brtr$|\bcan[ _]shift\b|\boffload$"
                            # and its loader's and context's settings, often 0 ("main_gpu 0", "f_clamp_kqv = 0.0e+00")
                            r"|\bmain[ _]gpu\b|tensor[ _]split|cpu[ _]strict|fit[ _]target|\bf[ _]clamp|^embeddings$", re.I)
 
