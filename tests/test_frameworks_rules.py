@@ -136,3 +136,12 @@ def test_ggml_lines_alone_are_no_llama_cpp_log():
         ("memory in use", 157.52, "MiB"), ("size", 15.75, "MiB")}
     assert _one(["llama_model_loader: loaded meta data with 23 key-value pairs", "ggml_metal_init: allocating"])[
         "framework"] == "llama.cpp"
+
+
+def test_tgis_radix_prefix_cache_line_is_a_requests_cached_and_computed_tokens():
+    # held-out round 111-b: huggingface/text-generation-inference issue #2842 (2024-12), ten admissions in a row
+    line = ("2024-12-14T03:44:25.252061Z  INFO text_generation_router_v3::radix: backends/v3/src/radix.rs:108: "
+            "Prefix {} - Suffix {}")
+    reps = frameworks.parse_lines([line.format(0, 13715), line.format(512, 300)])
+    assert [r["framework"] for r in reps] == ["tgi", "tgi"]
+    assert [(r["extra"]["radix_prefix_tokens"], r["extra"]["radix_suffix_tokens"]) for r in reps] == [(0, 13715), (512, 300)]

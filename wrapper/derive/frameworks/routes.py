@@ -108,7 +108,7 @@ ROUTES = {
                                                'inference_time="'),
                                        ("text_embeddings_router", "text-embeddings-inference",
                                         "text_embeddings_backend")),
-    "tgi": Route("tgi", ("Shard ready in", 'total_time="'), TGI_EVIDENCE),
+    "tgi": Route("tgi", ("Shard ready in", 'total_time="', " - Suffix "), TGI_EVIDENCE),
     "tensorrt-llm": Route("tensorrt_llm", ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version",
                                            "[BENCHMARK]", "LLM Version", "Number of requests",
                                            "Number of concurrent", "Length (tokens)", "Throughput (",

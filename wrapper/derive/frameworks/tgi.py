@@ -8,6 +8,9 @@
   (also ``generate_stream{…}``, ``chat_completions{…}``), is one request: ``total_ms`` and ``extra``
   ``validation_ms``, ``queue_ms``, ``inference_ms``, ``time_per_token_ms``; the request's dict is then finished, so
   each request is one dict (start-up figures go to the first).
+* The v3 router's prefix cache, ``text_generation_router_v3::radix: … Prefix 0 - Suffix 13715``: the request's
+  tokens found cached and those left to compute, ``extra["radix_prefix_tokens"]``, ``["radix_suffix_tokens"]``
+  (printed as a request is admitted, before its ``Success`` line; a second one before it starts the next record).
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ _SHARD_READY = re.compile(r"Shard ready in (\S+)")
 _TIMING = re.compile(r'\b(total_time|validation_time|queue_time|inference_time|time_per_token)="([^"]+)"')
 _TIMING_KEYS = {"validation_time": "validation_ms", "queue_time": "queue_ms", "inference_time": "inference_ms",
                 "time_per_token": "time_per_token_ms"}
+_RADIX = re.compile(r"Prefix (\d+) - Suffix (\d+)")
 _EVIDENCE = routes.TGI_EVIDENCE
 # A request line is TGI's own only under its router or its generation spans: text-embeddings-inference (TEI) prints
 # the same Rust span fields (``rerank{total_time="177.15ms" …}: text_embeddings_router::http::server: … Success``).
@@ -44,6 +48,11 @@ class Parser(FamilyParser):
             hit = True
         elif 'total_time="' in text and text.rstrip().endswith("Success"):
             hit = self._request(text) and _OWN_REQUEST.search(text) is not None
+        elif "Suffix " in text and (radix := _RADIX.search(text)) is not None:
+            if "radix_prefix_tokens" in self.runs.current["extra"]:
+                self.runs.close()  # a second request admitted before the first one's Success line was printed
+            self.runs.put_extra("radix_prefix_tokens", int(radix[1]))
+            self.runs.put_extra("radix_suffix_tokens", int(radix[2]))
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
 
