@@ -2277,3 +2277,10 @@ def test_profiler_tables():
         "              aten::addmm         0.13%       8.523ms           0 b           0 b           310  "])
     assert {(f["label"], f["value"], f["unit"]) for f in rep["figures"]} >= {
         ("aten::empty CPU Mem", 545.8, "MB"), ("aten::addmm Self CPU Mem", 0, "B"), ("aten::addmm Self CPU", 8.523, "ms")}
+
+
+def test_a_connector_is_no_label():
+    # "(or 509248 tokens)": the KV cache's size said again in tokens; "and 24 blocks per sequence" (TensorRT-LLM)
+    (run,) = read("KV cache: 1.2 GiB (or 509248 tokens)", "Max blocks: 100 and 24 blocks per sequence")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("KV cache", 1.2, "GiB"), ("KV cache tokens", 509248, "tokens"), ("per sequence", 24, "blocks")]

@@ -139,7 +139,9 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 # "63.27ms @ 15.81 tok/s/user", "1046 tokens  ->  10.17 t/s": the rate of the same figure
 # between a figure and the next one it names nothing of its own ("353 us, 0.46 tokens/s"): separators, maybe after
 # a word that says the first is a whole ("8.27 sec total, 24.17 tokens/sec": gpt-fast's, torchchat's)
-_JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192)*")
+_JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192|\bor\b|\band\b)*")
+_CONNECTORS = frozenset(("or", "and"))
+_CONNECTOR = LazyPattern(r"\s*(?P<word>ro|dna)(?![\w.])")  # reversed: "… and 267.59 MiB", "(or 509248 tokens)"
 
 
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
@@ -477,6 +479,8 @@ def _before(reversed_head: str) -> Optional[tuple]:
                     cut += 1
                 label = " ".join(words[cut:])
                 if not label or (shape == "spaced" and _UNIT_WORD.fullmatch(label)):  # "63 kB  2.1 kB/s"
+                    return None
+                if label.lower() in _CONNECTORS:  # "1.2 GiB (or 509248 tokens)": the figure before, said again
                     return None
             return shape, label, unit
     return None
@@ -1084,6 +1088,9 @@ class LineShapes:
         if (paren := _IN_BRACKETS.match(head)) is not None:
             # "Processed 2048/8831 tokens (264.70 tok/s)": the words before the bracket
             return _joined_label(paren["label"][::-1], kind, unit), "spaced"
+        if (joined := _CONNECTOR.match(head)) is not None:  # "15.44 GiB is allocated by PyTorch, and 267.59 MiB is
+            # reserved …": the figure before it names it, or none does (the connector alone, as before)
+            return (_joined_label(last[0], kind, unit) if last is not None else joined["word"][::-1]), "spaced"
         opening = head.lstrip()[:2]  # "(" before it, or "[" after a space ("bpw: 4.00  proxy_err: 0.0017  [1.77 s]")
         if (opening[:1] == "(" or opening[:1] == "[" and opening[1:].isspace()) and (lead := _LEAD_LABEL.match(s)) is not None:
             # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's
