@@ -2284,3 +2284,9 @@ def test_a_connector_is_no_label():
     (run,) = read("KV cache: 1.2 GiB (or 509248 tokens)", "Max blocks: 100 and 24 blocks per sequence")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
         ("KV cache", 1.2, "GiB"), ("KV cache tokens", 509248, "tokens"), ("per sequence", 24, "blocks")]
+
+
+def test_an_abbreviation_in_brackets_inside_a_label():
+    # held-out round 112-b: LoRAX's mllama PR (#622, 2024-09) prints "Time to first token (TTFT) (s): …"
+    (run,) = read("Time to first token (TTFT) (s): 2.927410840988159")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Time to first token (TTFT)", 2.927410840988159, "s")]
