@@ -2290,3 +2290,25 @@ def test_an_abbreviation_in_brackets_inside_a_label():
     # held-out round 112-b: LoRAX's mllama PR (#622, 2024-09) prints "Time to first token (TTFT) (s): …"
     (run,) = read("Time to first token (TTFT) (s): 2.927410840988159")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Time to first token (TTFT)", 2.927410840988159, "s")]
+
+
+def test_collective_communication_printouts():
+    # held-out round 113-b: nccl-tests' rows (read with or without their "#" header), nvbandwidth's matrix (no
+    # corner), a p2p matrix whose title holds brackets, Mooncake's glog record, DeepEP's "(NVL)"
+    (rep,) = frameworks.parse_lines([
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "  1073741824     268435456     float     sum      -1   9306.7  115.37  115.37      0   9291.5  115.56  115.56      0",
+        "      262144         65536     float    none       0    43.00    6.10    6.10      0    42.86    6.12    6.12    N/A"])
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert got[:3] == [("1073741824 B out-of-place time", 9306.7, "us"), ("1073741824 B out-of-place algbw", 115.37, "GB/s"),
+                       ("1073741824 B out-of-place busbw", 115.37, "GB/s")]
+    assert ("262144 B in-place busbw", 6.12, "GB/s") in got and len(got) == 12
+    (rep,) = frameworks.parse_lines(["memcpy local GPU(column) bandwidth (GB/s)", "           0         1",
+                                     " 0   1116.30   1116.31"])
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [
+        ("memcpy local GPU(column) bandwidth 0 to 0", 1116.3), ("memcpy local GPU(column) bandwidth 0 to 1", 1116.31)]
+    (rep,) = frameworks.parse_lines(["I1128 09:42:12.221588 229060 transfer_engine_bench.cpp:296] Test completed: "
+                                     "duration 10.01, batch count 4895, throughput 0.26",
+                                     "[tuning] Best combine: SMs 24, NVL chunk 4, RDMA chunk 32: 4.71 GB/s (RDMA), 9.50 GB/s (NVL)"])
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("duration", 10.01, None), ("throughput", 0.26, None), ("Best combine NVL", 9.5, "GB/s")} <= got

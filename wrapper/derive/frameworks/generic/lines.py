@@ -31,7 +31,7 @@ _BEFORE_CHARS = 96
 _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
 
 
-_LEAD_LABEL = LazyPattern(r"\s*(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
+_LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
 # Go's and Rust's durations with more than one part ("1m17.112s", "2h3m0.5s"): one figure in ms, read first.
@@ -115,7 +115,8 @@ _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + 
 # A record of named numbers, comma-separated after an optional head, no colon or "=" between a name and its number
 # (mlx_lm's LoRA trainer, 2024: "Iter 10: Train loss 1.958, Learning Rate 1.000e-05, It/sec 0.081, Tokens/sec
 # 159.269, Trained Tokens 19678, Peak mem 20.819 GB"): every item must be one, and one at least must have a unit.
-_RECORD_HEAD = LazyPattern(r"(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")
+_RECORD_HEAD = LazyPattern(r"(?:[^\]]{0,80}\]\s+)?(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")  # (after a glog prefix:
+# "I1128 09:42:12.221588 229060 transfer_engine_bench.cpp:296] Test completed: duration 10.01, …", Mooncake's)
 _RECORD_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w /.-]{0,40}?[A-Za-z])\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                            r"(?:\s*(?P<unit>" + _UNIT + r"))?")
 
@@ -142,6 +143,7 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 # a word that says the first is a whole ("8.27 sec total, 24.17 tokens/sec": gpt-fast's, torchchat's)
 _JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192|\bor\b|\band\b)*")
 _CONNECTORS = frozenset(("or", "and"))
+_NAMED_AFTER = LazyPattern(r"\s*\((?P<name>[A-Z][A-Za-z0-9]{1,11})\)(?=[,;]|\s*$)")  # "9.50 GB/s (NVL)": a path's name
 _CONNECTOR = LazyPattern(r"\s*(?P<word>ro|dna)(?![\w.])")  # reversed: "… and 267.59 MiB", "(or 509248 tokens)"
 
 
@@ -439,6 +441,13 @@ def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
     return "in brackets", head["label"].strip() + (" elapsed" if tail["elapsed"] else "")
 
 
+# nccl-tests' (and rccl-tests') row under "size count type redop root | time algbw busbw #wrong" twice (out of place,
+# in place; us, GB/s): "1073741824  268435456  float  sum  -1   9306.7  115.37  115.37  0   9291.5  115.56  115.56  0"
+_NCCL_ROW = LazyPattern(r"(?P<size>\d+)\s+\d+\s+[a-z][a-z0-9_]*\s+(?:sum|prod|max|min|avg|none|mulsum|premulsum)\s+"
+                        r"(?:-?\d+\s+)?(?P<t1>\d+(?:\.\d+)?)\s+(?P<a1>\d+(?:\.\d+)?)\s+(?P<b1>\d+(?:\.\d+)?)\s+(?:\d+|N/A)"
+                        r"\s+(?P<t2>\d+(?:\.\d+)?)\s+(?P<a2>\d+(?:\.\d+)?)\s+(?P<b2>\d+(?:\.\d+)?)\s+(?:\d+|N/A)")
+
+
 # llama-perplexity's and llama-imatrix's running perplexity after each chunk: "[1]3.3282,[2]5.5064,[3]5.7696,"
 _CHUNK = LazyPattern(r"\[(?P<n>\d+)\](?P<num>\d+(?:\.\d+)?|nan|inf)")
 _CHUNKS = LazyPattern(r"(?:\[\d+\](?:\d+(?:\.\d+)?|nan|inf),?\s*)+")
@@ -543,7 +552,7 @@ class LineShapes:
         """The shapes a whole line is one of: common tools' lines (``_tool_line``), values before a unit closing
         it, sd.cpp's step bar, gin's access line, nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry
         attribute, htop's CPU meters, an access log's line, a load tester's histogram row."""
-        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] == "%")) \
+        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] in "%0A")) \
                 and self._tool_line(s, line, routed):
             return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
@@ -616,6 +625,11 @@ class LineShapes:
         named by the test), a size in use out of a size alone on its line, ``du -h``'s size of a file ("2.3G    /models/…/model-00001-of-00007.
         safetensors": binary multiples); True: the line was one."""
         if s[0].isdigit():
+            if (row := _NCCL_ROW.fullmatch(s)) is not None:  # nccl-tests' and rccl-tests' row, its header or not
+                for place, n in (("out-of-place", "1"), ("in-place", "2")):
+                    for column, unit in (("time", "us"), ("algbw", "GB/s"), ("busbw", "GB/s")):
+                        self._add(f"{row['size']} B {place} {column}", row[column[0] + n], unit, line, routed)
+                return True
             if (test := _PYTEST_DURATION.fullmatch(s)) is not None:  # "203.98s call     tests/x.py::T::test_a"
                 name = test["test"].rpartition("::")[2] or test["test"]
                 self._add(f"{name[:60]} {test['phase']}", test["num"], "s", line, routed)
@@ -797,20 +811,26 @@ class LineShapes:
             found = self._add(label, item["num"].lstrip("+"), m["unit"], line, routed) or found
         return found
 
+    def _groups(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """Groups of named values under a label with the unit in brackets ("Time(s): tokenize 0.54, prefill
+        126.99"; "Mean TTFT (ms): 123.2" is one figure, read as any)."""
+        heads = list(_GROUP.finditer(s))
+        for m, after in zip(heads, heads[1:] + [None]):
+            end = len(s) if after is None else after.start()
+            items = list(_GROUP_ITEM.finditer(s, m.end(), end)) or list(_GROUP_STAT.finditer(s, m.end(), end))
+            head, read = _label(m["head"]), False
+            for item in items:
+                read = self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"].strip(), line, routed) or read
+            if read:  # ("Best dispatch (FP8): SMs 24, …": no unit in the brackets, the line is read as any)
+                taken.append((m.start(), end))
+
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
         if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "):" in s and ("/" in s or "\u2026" in s):
             self._lists(s, line, routed, taken)
-        heads = list(_GROUP.finditer(s)) if _GROUP_MARK.search(s) else []
-        for m, after in zip(heads, heads[1:] + [None]):
-            end = len(s) if after is None else after.start()
-            items = list(_GROUP_ITEM.finditer(s, m.end(), end)) or list(_GROUP_STAT.finditer(s, m.end(), end))
-            if items:  # "Time(s): tokenize 0.54, prefill 126.99": a group; "Mean TTFT (ms): 123.2" is one figure
-                head = _label(m["head"])
-                for item in items:
-                    self._add(f"{head} {_label(item['label'])}", item["num"], m["unit"].strip(), line, routed)
-                taken.append((m.start(), end))
+        if _GROUP_MARK.search(s):
+            self._groups(s, line, routed, taken)
         if "->" in s or "\u2192" in s or "=>" in s or " from " in s and " to " in s:
             self._arrows(s, line, routed, taken)
         if ":" in s and _CLOCK_HINT.search(s) is not None and (clock := _CLOCK_DURATION.search(s)) is not None:
@@ -870,8 +890,9 @@ class LineShapes:
                 return
             items.append((item, at + len(part) - len(part.lstrip())))
             at += len(part) + 2
-        if len(items) < 2 or not any(item["unit"] or _key_unit(item["label"]) for item, _ in items):
-            return
+        if len(items) < 2 or not any(item["unit"] or _key_unit(item["label"])
+                                     or _unit_kind(None, _words(item["label"]))[1] in _UNITLESS_KINDS for item, _ in items):
+            return  # (Mooncake's "duration 10.01, batch count 4895, throughput 0.26": names that say their kinds)
         for item, offset in items:
             if item["unit"] is None:
                 self._add(_label(item["label"]), item["num"], _key_unit(item["label"]), line, routed, bare=True)
@@ -1078,9 +1099,12 @@ class LineShapes:
         self._add("total time", wall if len(parts) == 1 else repr(round(wall_s, 6)), "s", line, routed)
         taken.append(m.span())
 
-    def _unlabelled(self, s: str, head: str, start: int, unit: str, last: Optional[tuple]) -> tuple:
-        """(label, shape) of a figure with a unit but no words of its own before or after it, or (None, None)."""
+    def _unlabelled(self, s: str, head: str, start: int, end: int, unit: str, last: Optional[tuple]) -> tuple:
+        """(label, shape) of a figure with a unit but no words of its own before it, or (None, None)."""
         kind = _unit_kind(unit, "")[1]
+        if (named := _NAMED_AFTER.match(s, end)) is not None and (lead := _LEAD_LABEL.match(s)) is not None:
+            # DeepEP's "Best combine: SMs 24, …: 4.71 GB/s (RDMA), 9.50 GB/s (NVL)": the line's name, then the bracket's
+            return f"{lead['label']} {named['name']}", "spaced"
         if last is not None and _JOINED.fullmatch(s, last[1], start):
             return _joined_label(last[0], kind, unit), "joined"
         if last is None and self._previous and not s[:start].strip():
@@ -1136,7 +1160,7 @@ class LineShapes:
                         label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
                     shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
             if shape is None and unit is not None:
-                label, shape = self._unlabelled(s, head, start, unit, last)
+                label, shape = self._unlabelled(s, head, start, m.end(), unit, last)
             if shape is None or (unit is None and shape in ("took", "spaced") and not _printed_pair(s, label, m.end())):
                 continue  # "… in 3 files", "Seq 3": a number without a unit needs a "label:" before it
             label = _label(label)

@@ -224,7 +224,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return
         if self._matrix is not None and self._matrix_row(stripped, text, routed):
             return
-        if stripped[0] in "DGC" and _MATRIX_HEADER.fullmatch(stripped) is not None and self._matrix_header(stripped):
+        if stripped[0] in "DGC0" and _MATRIX_HEADER.fullmatch(stripped) is not None and self._matrix_header(stripped):
             return
         if stripped[0].isdigit() and self._spaced is None and self._nest is None \
                 and _BARE_NUMBER.fullmatch(stripped) is not None:

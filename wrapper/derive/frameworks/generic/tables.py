@@ -314,8 +314,11 @@ def _named_row(cells: list, values: list) -> bool:
 
 # A matrix of one figure per pair of devices, under its title (CUDA's p2pBandwidthLatencyTest: "Bidirectional
 # P2P=Enabled Bandwidth Matrix (GB/s)", then "   D\\D     0      1 …" and a row per device, its number first)
-_MATRIX_HEADER = LazyPattern(r"(?:D\\D|GPU|CPU)(?:\s+\d{1,3}){2,64}")
-_MATRIX_TITLE = LazyPattern(r"(?P<title>[^()]*\bMatrix\b[^()]*?)\s*\((?P<unit>[^()]{1,12})\)\s*:?")
+_MATRIX_HEADER = LazyPattern(r"(?:(?:D\\D|GPU|CPU)\s+)?\d{1,3}(?:\s+\d{1,3}){1,63}")  # (nvbandwidth's: no corner)
+# (a title may hold brackets of its own: "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
+# nvbandwidth's "memcpy local GPU(column) bandwidth (GB/s)")
+_MATRIX_TITLE = LazyPattern(r"(?P<title>[^:]{0,120}?\b(?:Matrix|[Bb]andwidth|[Ll]atency)\b[^:]{0,60}?)\s*"
+                            r"\((?P<unit>[^()]{1,12})\)\s*:?")
 _MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
 
 
@@ -501,7 +504,8 @@ class TableShapes:
     def _matrix_header(self, s: str) -> bool:
         """A device matrix's header ("D\\D  0  1  2", devices numbered from 0) under its title, which names the
         figure and its unit; True: it opens the matrix."""
-        columns = s.split()[1:]
+        columns = s.split()
+        columns = columns if columns[0].isdigit() else columns[1:]
         if columns != [str(i) for i in range(len(columns))] or self.line_before is None:
             return False
         above = self.line_before(1)
