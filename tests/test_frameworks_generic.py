@@ -2312,3 +2312,11 @@ def test_collective_communication_printouts():
                                      "[tuning] Best combine: SMs 24, NVL chunk 4, RDMA chunk 32: 4.71 GB/s (RDMA), 9.50 GB/s (NVL)"])
     got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
     assert {("duration", 10.01, None), ("throughput", 0.26, None), ("Best combine NVL", 9.5, "GB/s")} <= got
+
+
+def test_rusts_indicatif_download_bar():
+    # held-out round 114-a: mistral.rs downloading through hf-hub (EricLBuehler/mistral.rs issue #816, 2024-10)
+    (rep,) = frameworks.parse_lines(["tokenizer.json [00:00:00] [" + "\u2588" * 20 + "] 1.76 MiB/1.76 MiB 2.44 MiB/s (0s)"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("tokenizer.json elapsed so far", 0, "s"), ("tokenizer.json size", 1.76, "MiB"),
+        ("tokenizer.json size out of", 1.76, "MiB"), ("tokenizer.json", 2.44, "MiB/s"), ("tokenizer.json remaining", 0, "ms")]

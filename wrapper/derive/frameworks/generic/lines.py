@@ -333,6 +333,12 @@ _BLOCK_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^%\u2595]*?)[.:\s]*\s(?P<pct>\d{1,3
                          r"(?:(?P<done>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]?i?B)(?:\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*"
                          r"(?P<tunit>[KMGT]?i?B))?(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
                          r"(?:\s+(?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s))?)?")
+# Rust's indicatif bar, as hf-hub draws a download (mistral.rs, candle, TEI): "tokenizer.json [00:00:00] [████…]
+# 1.76 MiB/1.76 MiB 2.44 MiB/s (0s)": its time so far, size, total, rate and the time it says is left
+_INDICATIF_BAR = LazyPattern(r"(?P<desc>[\w.-][^\[\]]{0,80}?)\s*\[(?P<elapsed>\d{1,2}(?::\d\d){1,2})\]\s*\[[^\]]*\]\s*"
+                             r"(?P<pct>)(?P<done>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]?i?B)\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*"
+                             r"(?P<tunit>[KMGT]?i?B)(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
+                             r"(?:\s+\((?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s)\))?")
 # ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
 _BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
                            r"\[(?P<elapsed>(?:\d+:)?\d+:\d\d),\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
@@ -753,11 +759,16 @@ class LineShapes:
         """A bar of block elements (``_BLOCK_BAR``): "… progress" in %, "… size" done (and "… size out of" the total),
         its rate and the time it says is left ("… remaining"), labelled by its description; what follows it, or None
         when ``s`` is no such bar."""
-        m = _BLOCK_BAR.match(s)
+        m = _BLOCK_BAR.match(s) if "\u2595" in s else None
         if m is None:
-            return None
+            m = _INDICATIF_BAR.match(s) if "] [" in s else None
+            if m is None:
+                return None
+            seconds = sum(int(p) * 60 ** i for i, p in enumerate(reversed(m["elapsed"].split(":"))))
+            self._bar_rate(f"{_label(m['desc'])} elapsed so far", str(seconds), "s", line, routed, core=False)
         label = _label(m["desc"])
-        self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
+        if m["pct"]:  # (an indicatif bar prints none)
+            self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
         if m["done"] is not None:
             self._bar_rate(f"{label} size", m["done"], m["unit"], line, routed, core=False, own=True)
         if m["total"] is not None:

@@ -232,7 +232,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return                                     # alone through
         if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
-        if "\u2595" in stripped and (rest := self._block_bar(stripped, text, routed)) is not None:
+        if ("\u2595" in stripped or "] [" in stripped) and (rest := self._block_bar(stripped, text, routed)) is not None:
             if not (stripped := rest):
                 return
         if "%" in stripped and ("|" in stripped or "<" in stripped) and (rest := self._bar(stripped, text, routed)) is not None:
