@@ -5,8 +5,9 @@
 
 A family keeps what it reads in its open run, the run it just finished, and its private notes (``Runs.recent``),
 normalised (seconds as ms, GiB as MiB, a percentage as a fraction, ...). So a printed value counts as taken when
-some number there equals it after one of those plain changes of unit, to half a unit of its last printed digit
-(a family may keep the value it computed, "9.8430", where the log printed "9.84").
+some number there equals it as printed, to half a unit of its last printed digit (a family may keep the value it
+computed, "9.8430", where the log printed "9.84"), or near-exactly after one of those plain changes of unit (which
+a family computes from the printed digits); a zero only as a zero.
 """
 from __future__ import annotations
 
