@@ -326,8 +326,6 @@ CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep 
 
 
 _SPREAD_GAP = LazyPattern(r"[ \t]*\u00b1[ \t]*")
-
-
 _DASHES = LazyPattern(r"-+")
 
 
@@ -349,11 +347,16 @@ def _by_rule(header: str, rule: str, columns: int) -> Optional[list]:
     return cells if whole else None  # (a name the dashes cut in two is no such header)
 
 
+def _unit_column(header: list) -> Optional[int]:
+    """Where a fixed-width table's column of units is ("Metric Unit", "Unit"), or None."""
+    return next((i for i, name in enumerate(header) if name == "Unit" or name.lower().endswith(" unit")), None)
+
+
 def _fixed_row_name(header: list, cells: list, values: list) -> tuple:
     """(name, unit) of a fixed-width row: its cells that hold no value, and the unit its values are in when a
     column says it ("Metric Unit": Nsight Compute's "DRAM Frequency  cycle/nsecond  10.24") or brackets end the
     name ("TTFT (ms)   44.3   32.8")."""
-    at = next((i for i, name in enumerate(header) if name.lower().endswith(" unit") or name == "Unit"), None)
+    at = _unit_column(header)
     row = " ".join(c for i, (c, v) in enumerate(zip(cells, values)) if v is None and c and i != at).rstrip(":")
     if at is not None and values[at] is None:
         unit = cells[at].strip()
@@ -414,7 +417,7 @@ class TableShapes:
         if header is None and any(values) and self.line_before is not None:  # (or of 3 when it names the unit's
             header, cells, values, extras = self._header_for_row(s, cells, values, extras)  # column: ncu's)
             original, indented = header, self._spaced_indented
-        least = 1 if header is not None and any(h.endswith("Unit") for h in header) else least
+        least = 1 if header is not None and _unit_column(header) is not None else least
         if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
                 if value is not None and value["unit"]:  # ("coding  100.0  12/12  53040ms  ✅": a score and a
@@ -481,7 +484,7 @@ class TableShapes:
             return False
         named = not _number_cell(tokens[0])
         values, extras = _cell_values(tokens)
-        for name, cell, value, extra in list(zip(header, tokens, values, extras))[named:]:
+        for name, value, extra in list(zip(header, values, extras))[named:]:
             if value is not None:
                 unit = value["unit"] or _column_unit(name)
                 self._cell(f"{tokens[0]} {name}" if named else name, value, extra, unit, None, line, routed)
