@@ -285,7 +285,10 @@ def test_llama_cold_model_load_step_reads_the_file_from_disk_and_warm_does_not(t
     assert "llama threadpool init" in cold_step["ended_by"]["text"]
     assert cold_step["resources"]["disk_read_mib"] >= 0.6 * size_mib, cold_step
     assert cold_step["kind"] == "disk", cold_step
-    assert warm_step["resources"]["disk_read_mib"] <= 30, warm_step
+    # a warm load can begin and end between two readings of the child's counters (CI saw it once, on a 2-core
+    # machine): then no reading bounds it, its disk figure is null and its kind unknown; when read, it is small
+    warm_read = warm_step["resources"]["disk_read_mib"]
+    assert (warm_read is None and warm_step["kind"] == "unknown") or (warm_read is not None and warm_read <= 30), warm_step
     assert steps.find(warm["load_steps"], "warm-up") is not None
 
 
