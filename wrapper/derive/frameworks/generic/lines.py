@@ -141,10 +141,11 @@ _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z]
 # "63.27ms @ 15.81 tok/s/user", "1046 tokens  ->  10.17 t/s": the rate of the same figure
 # between a figure and the next one it names nothing of its own ("353 us, 0.46 tokens/s"): separators, maybe after
 # a word that says the first is a whole ("8.27 sec total, 24.17 tokens/sec": gpt-fast's, torchchat's)
-_JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192|\bor\b|\band\b)*")
-_CONNECTORS = frozenset(("or", "and"))
+_JOINED = LazyPattern(r"(?:\s+(?:total|overall|in total|elapsed)(?=[\s,]))?(?:[\s,(=/@]|->|\u2192)*")
+_CONNECTORS = frozenset(("or", "and"))  # a word before a figure that is no label of it (``_before``, ``_unlabelled``)
 _NAMED_AFTER = LazyPattern(r"\s*\((?P<name>[A-Z][A-Za-z0-9]{1,11})\)(?=[,;]|\s*$)")  # "9.50 GB/s (NVL)": a path's name
-_CONNECTOR = LazyPattern(r"\s*(?P<word>ro|dna)(?![\w.])")  # reversed: "… and 267.59 MiB", "(or 509248 tokens)"
+_CONNECTOR = LazyPattern(r"\s*(?P<word>" + "|".join(w[::-1] for w in sorted(_CONNECTORS)) + r")(?![\w.])")  # reversed:
+# "… and 267.59 MiB", "(or 509248 tokens)"
 
 
 _SPREAD = LazyPattern(_PLUS_MINUS + r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")?")
@@ -423,6 +424,11 @@ _BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
 
 # print("time taken ", t): a label, two spaces (print's own and the label's) and a number, alone on the line
 _PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _clock_seconds(m: re.Match) -> str:
+    """The seconds a clock's ``h``, ``m``, ``s`` groups say, as text ("0:05:43" -> "343.0")."""
+    return repr(round(int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"]), 6))
 
 
 def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
@@ -935,8 +941,7 @@ class LineShapes:
         before it, in seconds."""
         found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
         if found is not None:
-            seconds = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
-            self._add(_label(found[1]), repr(round(seconds, 6)), "s", line, routed)
+            self._add(_label(found[1]), _clock_seconds(m), "s", line, routed)
         taken.append(m.span())
 
     def _clock_duration(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
@@ -944,8 +949,7 @@ class LineShapes:
         seconds; a label that names a moment ("start time: 12:03:44") is a clock reading, none."""
         label = _label(m["label"])
         if _unit_kind(None, _words(label))[1] == "duration" or _CLOCK_LABEL.search(label) is not None:
-            seconds = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
-            self._add(label, repr(round(seconds, 6)), "s", line, routed)
+            self._add(label, _clock_seconds(m), "s", line, routed)
             taken.append(m.span())
 
     def _percentiles(self, s: str, line: str, routed: bool) -> bool:
