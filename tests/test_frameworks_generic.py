@@ -589,10 +589,11 @@ def test_vllm_offline_bar_gives_its_last_estimated_rates():
 
 
 def test_a_rate_in_brackets_after_words_and_a_progress_count():
-    # mlx-openai-server's debug log (held-out round 8): the count is progress (n/total), the rate is labelled by
-    # the words before its bracket
+    # mlx-openai-server's debug log (held-out round 8): the count is progress, so many tokens of so many (no core
+    # key), the rate is labelled by the words before its bracket
     (run,) = read("✦ ⚡ Processed   2048/8831 tokens (264.70 tok/s)", "Prompt: 100 tokens (12.3 tok/s)")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Processed tokens", 2048, "tokens"), ("Processed tokens out of", 8831, "tokens"),
         ("tokens rate", 264.7, "tokens/s"), ("Prompt", 100, "tokens"), ("Prompt rate", 12.3, "tokens/s")]
 
 
@@ -853,7 +854,8 @@ def test_rates_per_minute_and_a_bar_of_no_known_total():
                   "Processing: 471it [06:15,  1.28it/s]")
     assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
         ("Requests/min", 62.3, "req/min", "rate"), ("Output tokens/min", 13539.97, "tokens/min", "rate"),
-        ("Processing", 1.28, "it/s", "rate"), ("Processing elapsed so far", 375, "s", "duration")]
+        ("Processing done", 471, "iterations", "count"), ("Processing", 1.28, "it/s", "rate"),
+        ("Processing elapsed so far", 375, "s", "duration")]
 
 
 def test_a_pipe_less_table_whose_first_cells_look_like_compose_prefixes():
@@ -953,7 +955,11 @@ WHISPER_TABLES = ("> System\tWER", "> Faster-Whisper\t3.097", "> Batched Faster-
 
 
 def test_a_two_column_tab_table_and_cells_of_a_size_used_out_of_a_total():
-    (run,) = read(*WHISPER_TABLES)
+    reader = generic.FigureReader()  # the lines above as the stream parser gives them (a tab table's header)
+    reader.line_before = lambda back: WHISPER_TABLES[index - back] if index - back >= 0 else None
+    for index, line in enumerate(WHISPER_TABLES):
+        reader.feed(frameworks.strip_text(line))
+    (run,) = reader.runs(family_claimed=False)
     got = {f.label: (f.value, f.unit, f.kind) for f, _ in run.figures}
     assert got["Faster-Whisper WER"] == (3.097, None, "value")
     assert got["Batched Faster-Whisper WER"] == (1.773, None, "value")  # "Batched" names a system, no batch setting
@@ -2320,3 +2326,65 @@ def test_rusts_indicatif_download_bar():
     assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
         ("tokenizer.json elapsed so far", 0, "s"), ("tokenizer.json size", 1.76, "MiB"),
         ("tokenizer.json size out of", 1.76, "MiB"), ("tokenizer.json", 2.44, "MiB/s"), ("tokenizer.json remaining", 0, "ms")]
+
+
+def test_training_step_records():
+    # held-out round 115-a: Megatron-LM's iteration line (NVIDIA/Megatron-LM issue #756, 2024-04), ms-swift's step dict
+    # (modelscope/ms-swift issue #4191), LLaMA-Factory's train metrics (hiyouga/LlamaFactory issue #4278, 2024-06)
+    (rep,) = frameworks.parse_lines([
+        " [2024-04-06 03:02:12] iteration       71/     100 | consumed samples:         9088 | elapsed time per "
+        "iteration (ms): 5361.6 | throughput per GPU (TFLOP/s/GPU): 243.6 | learning rate: 1.420000E-05 | lm loss: "
+        "1.818812E+00 | grad norm: 1.300 | number of skipped iterations:   0 |"])
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("consumed samples", 9088, None), ("elapsed time per iteration", 5361.6, "ms"), ("lm loss", 1.818812, None),
+            ("grad norm", 1.3, None)} <= got  # cells naming their own values: a record, no markdown row
+    assert "learning rate" not in {label for label, _, _ in got}
+    (rep,) = frameworks.parse_lines([
+        "{'loss': 0.97233075, 'grad_norm': 69.50111389, 'learning_rate': 6e-08, 'memory(GiB)': 40.38, "
+        "'train_speed(iter/s)': 0.006549, 'logps/chosen': -225.0, 'epoch': 0.01, 'global_step/max_steps': '1/176', "
+        "'elapsed_time': '1m 46s', 'remaining_time': '5h 9m 55s'}"])
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("memory", 40.38, "GiB"), ("train speed", 0.006549, "iter/s"), ("logps/chosen", -225.0, None),
+            ("elapsed time", 106000.0, "ms"), ("remaining time", 18595000.0, "ms")} <= got
+    (run,) = read("***** train metrics *****", "  total_flos               =  3778867GF",
+                  "  train_runtime            = 0:02:59.80", "  train_samples_per_second =     16.367",
+                  "  train_steps_per_second   =      0.501")
+    assert [(f.label, f.value, f.unit, f.kind) for f, _ in run.figures] == [
+        ("total flos", 3778867, "GFLOP", "count"), ("train runtime", 179.8, "s", "duration"),
+        ("train samples per second", 16.367, "samples/s", "rate"), ("train steps per second", 0.501, "steps/s", "rate")]
+    (run,) = read('{"maxBatchSizeRuntime": 256, "eval_runtime": 12.5}')  # a runtime's setting is no duration
+    assert [(f.label, f.unit) for f, _ in run.figures] == [("eval runtime", "s")]
+
+
+def test_a_sentence_then_its_figure_a_bar_without_a_total_and_a_count_of_so_many():
+    # torchtitan (pytorch/torchtitan PR #1287), trtllm-serve's build bar (NVIDIA/TensorRT-LLM issue #2586), Run:ai's
+    # model streamer (run-ai/runai-model-streamer issue #43), CrispASR's devices (held-out rounds 115-117)
+    (run,) = read("[GC] Peforming periodical GC collection. 0.06 seconds.")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Peforming periodical GC collection", 0.06, "s")]
+    (run,) = read("884it [04:44,  3.75it/s]")
+    assert ("progress bar done", 884, "iterations") in [(f.label, f.value, f.unit) for f, _ in run.figures]
+    (run,) = read("[DEBUG  ] [57319 58675] [streamer/impl/batch/batch.cc:166 @ read        ] Finished reading 431/446 "
+                  "chunks from file /data/app/models/sd3.5_large_fp8_scaled.safetensors successfully")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [
+        ("Finished reading chunks", 431, "chunks"), ("Finished reading chunks out of", 446, "chunks")]
+    (run,) = read("    [1] cpu    name=CPU desc=AMD Ryzen 5 2600 Six-Core Processor             mem=8365/16337 MiB id=?")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("mem", 8365, "MiB"), ("mem out of", 16337, "MiB")]
+
+
+def test_a_name_and_its_number_a_tab_apart_unless_under_a_tab_separated_header():
+    # LiteRT-LM's client stats (google-ai-edge/LiteRT-LM issue #2568) against a TSV table (faster-whisper PR, 2024-05)
+    (rep,) = frameworks.parse_lines(["**Speed\t2.5 tok/s**", "Tokens\t2,196", "First token\t1.87s", "Cache hits\t7"])
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [
+        ("Speed", 2.5), ("Tokens", 2196), ("First token", 1.87), ("Cache hits", 7)]
+    (rep,) = frameworks.parse_lines(["System\tWER", "Faster-Whisper\t3.097", "Batched Faster-Whisper\t1.773"])
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [("Faster-Whisper WER", 3.097),
+                                                                 ("Batched Faster-Whisper WER", 1.773)]
+
+
+def test_a_library_path_in_a_warning_claims_no_log():
+    # Forge's start-up (lllyasviel/stable-diffusion-webui-forge issue #2652): a FutureWarning raised in transformers
+    (rep,) = frameworks.parse_lines([
+        "Total VRAM 8191 MB, total RAM 16335 MB",
+        r"D:\AI\Forge\system\python\lib\site-packages\transformers\utils\hub.py:128: FutureWarning: Using "
+        "`TRANSFORMERS_CACHE` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead."])
+    assert rep["framework"] == "unknown"

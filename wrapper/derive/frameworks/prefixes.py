@@ -61,7 +61,8 @@ _ISO = (r"(?P<iso>(?:time=)?(?P<ib>\[)?(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T\ ]
 _GOLOG = (r"(?P<golog>(?P<gY>\d{4})/(?P<gM>\d\d)/(?P<gD>\d\d)\ (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"
           r"(?:\.(?P<gf>\d+))?\ )")
 _LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?:\ [IWEDN](?=\ |$))?\ ?)"
-_EPOCH = r"(?P<epoch>(?P<es>\d{10})(?:\.(?P<ef>\d+))?\ )"
+# seconds since 1970 from 2014 to 2033: any other 10 digits are a count ("1073741824 bytes … copied", dd's)
+_EPOCH = r"(?P<epoch>(?P<es>1[4-9]\d{8})(?:\.(?P<ef>\d+))?\ )"
 _ELAPSED = r"(?P<elapsed>(?P<rh>\d\d):(?P<rm>\d\d):(?P<rs>\d\d)(?:\.(?P<rf>\d+))?\ )"
 _PID = r"(?P<pid>\[\d+\]\ )"
 # A log quoted in a post or an e-mail ("> {"function":"print_timings",…", "> Nov 19 11:57:03 host ollama[5]: …", "> |

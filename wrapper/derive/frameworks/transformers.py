@@ -17,9 +17,10 @@ NAME = "transformers"
 
 _BARS = routes.TRANSFORMERS_BARS
 # The routing keys are substrings; evidence is the library's name as a word (not KTransformers', not a path's
-# "sentence_transformers", a file's "integrations/transformers.py"), its bars and its offload warning.
+# "sentence_transformers", a file's "integrations/transformers.py", a Windows path's "site-packages\transformers\":
+# another program's warning raised in it), its bars and its offload warning.
 # A bar counts as a bar, with its percentage: stable-diffusion-webui prints "Loading weights [ce4b9ee0d3] from …".
-_OWN = re.compile(r"(?<![\w/-])(?:transformers|accelerate)\b(?!/|\.py\b)|\[transformers\]|offloaded to the cpu|meta device|"
+_OWN = re.compile(r"(?<![\w/\\-])(?:transformers|accelerate)\b(?![/\\]|\.py\b)|\[transformers\]|offloaded to the cpu|meta device|"
                   r"(?:" + "|".join(re.escape(b) for b in _BARS) + r")\s*:?\s*\d{1,3}%")
 
 

@@ -7,7 +7,8 @@
     SelfName().feed(raw_line); .name      # the name a log prints about itself (routes.SELF_NAMES) or None
 
 Modules, each reading from those above it: ``lexicon`` (what a label, a unit, a number mean: units and kinds, noise,
-core keys), ``lines``, ``tables`` and ``structured`` (the shapes, each a mixin of ``FigureReader``'s methods),
+core keys), ``lines``, ``tables``, ``structured`` and ``systools`` (the shapes, each a mixin of ``FigureReader``'s
+methods; ``systools`` reads ``free``, ``top``, ``df`` and ``dd``),
 ``reader`` (``FigureReader``: which shape a line is, the figures kept, runs), ``merge`` (into a family's reports).
 
 Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``duration``, ``rate``, ``size``,
@@ -38,7 +39,11 @@ Shapes read (``value`` as printed, ``unit`` normalised, ``kind`` one of ``durati
 * a change from one value to another, ``Decode speed: 12.3 -> 15.6 tok/s`` (``Decode speed`` 15.6, ``Decode speed
   from`` 12.3); in a table cell with a statistic after it, ``37.9 -> 37.6 (Max 38.1)`` (``… from``, ``… max``);
 * a table cell's signed change in brackets, ``1,483 (−1.1%)``, ``50.1% (−5.2pp)`` (``… change``, in % or percentage
-  points), and a cell used out of a total, ``4644MiB / 32768MiB`` (``… total``).
+  points), and a cell used out of a total, ``4644MiB / 32768MiB`` (``… total``);
+* a Python dict printed whole (``{'loss': 0.97, 'memory(GiB)': 40.38, 'elapsed_time': '1m 46s'}``) as a JSON object,
+  a key's unit from its brackets; pipe-separated cells that name their own values (Megatron's ``| lm loss: 1.8 |``);
+* a figure closing a line after a sentence of its own (``GC collection. 0.06 seconds.``); a name and its number a
+  tab apart (``Tokens\t2,196``, unless under a tab-separated header).
 
 A figure needs a unit, or a label naming tokens/requests (a count) or a ratio (``_RATIO``: concurrency,
 acceptance, speed-up, utilization, …); else, in a strong shape (``label: n``, ``key=n``, a JSON member, a table's

@@ -97,7 +97,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -210,7 +210,7 @@ _SIZE_NOISE_KINDS = frozenset(("count", "ratio", "percent", "value"))
 # A labelled number of no stated kind is a setting, a code or a clock when its label says so ("status 200",
 # "timestamp 1711754028", "temp 0.7", "n_gpu_layers = 99").
 _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bconc\b|\bmem(?:ory)?[ _]fraction|\blevel\b|\bgpu[ _]?layers|\bngl\b|\btemp\b(?![ _]c$)|\bnum\b$"
-                           r"|\bpriority|\bverbos|\bdebug|\blog|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
+                           r"|\bpriority|\bverbos|\bdebug|\blog(?!ps\b|its\b)|\bwidth|\bheight|\bdim\b|\bheads?\b|\bvocab|\bembd?\b"
                            r"|\bexpert|quant|\bbits?\b|\bgroup|\bub?atch|\bparallel|chunk|\bpoll"
                            # sampling and RoPE settings ("mirostat = 0", "freq_base = 10000.0", "f_keep = -1.000")
                            r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
@@ -261,7 +261,8 @@ _NOT_A_DURATION = LazyPattern(r"stamp|start|(?<!to )(?<!to_)(?<!to-)\bend(?![ _-
 # chunks' "[12]5.8278"), KL divergence and "Same top", a loss, an accuracy or match score, a quantizer's error
 # ("proxy_err: 0.001755", exllamav3's "rfn", optimum's "max diff"): kind "value", read without a unit.
 _QUALITY = LazyPattern(r"perplexity|\bppl\b|\bkld\b|kl[ _-]?divergence|same top|\bloss\b|\bacc(?:uracy)?\b|exact[ _]match"
-                       r"|\bf1\b|\bbleu\b|\brouge|\bwer\b|\bcer\b|\bscore\b|(?<=[a-z][ _])err\b|\brfn\b|max diff|\bmse\b|\bmae\b", re.I)
+                       r"|\bf1\b|\bbleu\b|\brouge|\bwer\b|\bcer\b|\bscore\b|(?<=[a-z][ _])err\b|\brfn\b|max diff|\bmse\b|\bmae\b"
+                       r"|\blogps\b|\blogits\b|\brewards?\b|\bgrad[ _]norm\b", re.I)  # a training step's statistics
 
 
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
@@ -292,6 +293,8 @@ _NOT_CORE = LazyPattern(r"cache|update|build|tokeniz|template|queue|wait|sav|res
 _SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 
+# a key naming what it counts each second, other than tokens and requests ("train_samples_per_second")
+_ITEMS_PER_SECOND = LazyPattern(r"(?:^|[_ ])(samples|steps|images|iterations|items|examples|sequences)[_ ]per[_ ]second$")
 _COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "58.7353TF": oneMKL's benchmark, teraflops
 
 
@@ -364,6 +367,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return _ENERGY_UNITS[unit.strip()], "energy"
     if low in _TEMPERATURE_UNITS:  # "GPU temperature: 61 °C", "| 0%   38C   P8 …" (nvidia-smi's row)
         return "\u00b0C", "temperature"
+    if unit == "GF":  # "total_flos = 3778867GF" (HF Trainer's): billions of operations counted, no rate
+        return "GFLOP", "count"
     if low == "bpw":  # "file size = 60.85 GiB (4.85 BPW)": bits per weight, a quantization's density
         return "BPW", "ratio"
     if unit in ("x", "X", "\u00d7", "\u500d"):  # "Speedup: 1.12x", "Minimum concurrency: 3.31x", "**1.27×**", "4倍"
@@ -525,7 +530,9 @@ _HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n
 
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
               ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"),
-              ("_percent", "%"), ("_pct", "%"))
+              ("_percent", "%"), ("_pct", "%"),
+              ("train_runtime", "s"), ("eval_runtime", "s"), ("test_runtime", "s"), ("predict_runtime", "s"))
+# (HF Trainer's "train_runtime", in seconds; "maxBatchSizeRuntime" is a setting of a runtime)
 
 
 _PER_TOKEN_COST = LazyPattern(r"_(ms|us|ns|s)_per_(?:output_)?tok(?:en)?s?$")
@@ -560,6 +567,8 @@ def _key_unit(key: str) -> Optional[str]:
         return "tokens/min" if per[1].startswith("tok") else "req/min"  # "Requests/min: 62.30", "Output_tokens/min: …"
     if low.endswith(("fps", "/sec", "/s")):  # "FPS (hw_only) = 1328.83", "embeddings/sec: 0.74"
         return "fps" if low.endswith("fps") else low.rsplit(" ", 1)[-1].replace("/sec", "/s")
+    if (per := _ITEMS_PER_SECOND.search(low)) is not None:  # "train_samples_per_second", "train_steps_per_second"
+        return f"{per[1]}/s"  # (HF Trainer's metrics): what is counted, not tokens
     if low.endswith(("per_second", "tokens_per_sec", "tokens_second")) or low in ("tps", "tok/s", "t/s", "tokens/s", "tokens/sec"):
         return "tokens/s"
     return None

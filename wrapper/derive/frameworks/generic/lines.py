@@ -7,7 +7,7 @@ from typing import Optional
 from ....core.lazy_re import LazyPattern
 from ..units import go_duration_ms, spoken_duration_ms
 from .lexicon import (
-    LIST_ITEMS, MAGNITUDES, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
+    LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
     _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
 
@@ -28,9 +28,11 @@ _BEFORE_CHARS = 96
 
 # How many of how many, labelled before ("Successful requests: 98/100", "Passed: 45 / 72 tests") or a bracket after
 # a figure ("Top-1 match:  62.5%  (45/72 heads)": the heads the percentage counts); never a date's or time's parts
-_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s+(?P<word>[a-z]+))?(?![\w./:-])")
+_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s?(?P<unit>[KMGT]i?B|kB))?"
+                           r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
+_TAB_PAIR = LazyPattern(r"([A-Za-z][^\t:]{0,40}?)\t+([-+]?\d[\d,]*(?:\.\d+)?)")  # a name, tabs, a bare number
 _LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
@@ -89,7 +91,7 @@ _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+
 # A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
 _CLOCK_HINT = LazyPattern(r"[:=][ \t]*\d{1,3}:[0-5]\d:[0-5]\d")  # a clock after a label's colon, before the slow search
 # "Total time of building all engines: 00:00:06" (TensorRT-LLM): a time of something, no moment
-_CLOCK_LABEL = LazyPattern(r"^(?:total |elapsed |wall )?time (?:of|for|to|taken)\b|\b(?:took|elapsed|duration)\b", re.I)
+_CLOCK_LABEL = LazyPattern(r"^(?:total |elapsed |wall )?time (?:of|for|to|taken)\b|\b(?:took|elapsed|duration|runtime)\b", re.I)
 # Python's timedelta printed: the hours without a leading zero, microseconds ("0:00:00.307460"): a duration, no moment
 _TIMEDELTA = LazyPattern(r"(?<![\d:.])(?P<h>\d):(?P<m>[0-5]\d):(?P<s>[0-5]\d\.\d{6})(?![\d:.])")
 _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h>\d{1,3}):(?P<m>[0-5]\d):(?P<s>[0-5]\d(?:\.\d+)?)"
@@ -134,6 +136,9 @@ _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P
 
 # A value opening a bracket after words: "tokens (264.70 tok/s)", or after a name such as a kernel's
 # ("xnn_x32_transposec_ukernel__4x4_rvv  (0.140 ms)", ETDump's): reversed, as _BEFORE's.
+# A figure that closes a line after a sentence of its own ("[GC] Peforming periodical GC collection. 0.06 seconds.",
+# torchtitan's): that sentence's words name it. Reversed, as ``head`` is: ". " then the words up to a bracket or colon.
+_SENTENCE_BEFORE = LazyPattern(r"\s+\.(?P<label>[A-Za-z][A-Za-z -]{2,60}?[A-Za-z])\s*(?:[\]:]|$)")
 _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z](?![\w.])|[A-Za-z]\w{0,80}?[A-Za-z](?=\s|$))")
 
 
@@ -341,7 +346,7 @@ _INDICATIF_BAR = LazyPattern(r"(?P<desc>[\w.-][^\[\]]{0,80}?)\s*\[(?P<elapsed>\d
                              r"(?P<tunit>[KMGT]?i?B)(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
                              r"(?:\s+\((?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s)\))?")
 # ... or of bytes (a download: "config.json: 2.09kB [00:00, 15.8MB/s]", its size so far and its rate)
-_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:\d+it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
+_BAR_COUNTED = LazyPattern(r"(?:(?P<desc>[A-Za-z][^|%\[:]*?):?\s+)?(?:(?P<count>\d+)it|(?P<size>\d+(?:\.\d+)?)(?P<sunit>[kMGT]?B)) "
                            r"\[(?P<elapsed>(?:\d+:)?\d+:\d\d),\s*(?P<num>\d+(?:\.\d+)?)(?P<unit>it/s|s/it|[kMGT]?B/s)\]")
 
 
@@ -486,7 +491,9 @@ def _before(reversed_head: str) -> Optional[tuple]:
             if shape == "bracket" and m.groupdict().get("stat"):
                 label = f"{label} {m['stat'][::-1]}"
             if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
-                label = label.strip().split(" ", 1)[1]  # "reason=length prefill_tokens=": "length" is a value
+                # "reason=length prefill_tokens=": "length" is a value; after "key=" the words of its value, then
+                # a key glued to its own "=" ("desc=NVIDIA GeForce RTX 5060 Ti mem=15174"): that key alone
+                label = label.strip().rsplit(" ", 1)[1] if reversed_head[:1] == "=" else label.strip().split(" ", 1)[1]
             if shape == "pair" and reversed_head[m.end():m.end() + 1] == "/" and " " in label.strip() \
                     and reversed_head[m.end() + 1:m.end() + 2].isdigit():
                 label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
@@ -541,8 +548,10 @@ def _normalized(text: str) -> str:
         stripped = stripped.translate(_BOX_BARS)
     elif "\u2506" in stripped and "\u2502" in stripped:  # a comfy-table row after a prefix ("mrs q4k │ Prefill ┆ …")
         stripped = "| " + stripped.translate(_BOX_BARS)
-    elif stripped[-1] == "|" and stripped[0] != "|" and stripped.count(" | ") >= 2:  # a markdown row after a prefix
-        stripped = "| " + stripped  # ("lcp q4k | qwen3 4B Q4_K - Medium | 2.32 GiB | …", grep's or a script's)
+    elif stripped[-1] == "|" and stripped[0] != "|" and stripped.count(" | ") >= 2 and stripped.count(": ") < 2:
+        # a markdown row after a prefix ("lcp q4k | qwen3 4B Q4_K - Medium | 2.32 GiB | …", grep's or a script's);
+        # cells that name their own values are a record (Megatron's "| consumed samples: 9088 | lm loss: 1.8 |")
+        stripped = "| " + stripped
     if not stripped.isascii():  # "显存占用：14881MiB", "1,483 (−1.1%)"
         stripped = stripped.translate(_PLAIN_PUNCTUATION)
     if "': '" in stripped:  # a Python dict printed whole, its numbers as strings: "{'time': '1.011', …}"
@@ -563,7 +572,10 @@ class LineShapes:
     def _whole_line(self, s: str, line: str, routed: bool) -> bool:
         """The shapes a whole line is one of: common tools' lines (``_tool_line``), values before a unit closing
         it, sd.cpp's step bar, gin's access line, nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry
-        attribute, htop's CPU meters, an access log's line, a load tester's histogram row."""
+        attribute, htop's CPU meters, an access log's line, a load tester's histogram row; free's, df's and top's
+        rows and dd's summary (``SystemToolShapes``)."""
+        if self._system_tool(s, line, routed):
+            return True
         if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] in "%0A")) \
                 and self._tool_line(s, line, routed):
             return True
@@ -787,13 +799,15 @@ class LineShapes:
 
     def _counted_bar(self, s: str, line: str, routed: bool) -> str:
         """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]", a download's "2.09kB [00:00,
-        15.8MB/s]"): its rate (and size); what follows it."""
+        15.8MB/s]"): its rate (and count or size); what follows it."""
         counted = _BAR_COUNTED.match(s)
         if counted is None:
             return s
         label = _label(counted["desc"]) if counted["desc"] else BAR_LABEL
         if counted["size"] is not None:
             self._bar_rate(f"{label} size", counted["size"], counted["sunit"], line, routed)
+        else:  # "884it [04:44, …]": how many iterations so far
+            self._bar_rate(f"{label} done", counted["count"], "iterations", line, routed, core=False, own=True)
         self._bar_rate(label, counted["num"], counted["unit"], line, routed)
         parts = [int(p) for p in counted["elapsed"].split(":")]  # no total: it may go on, its time so far
         self._bar_rate(f"{label} elapsed so far", str(sum(p * 60 ** i for i, p in enumerate(reversed(parts)))), "s",
@@ -1014,17 +1028,23 @@ class LineShapes:
         """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
         figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
         for m in _FRACTION_OF.finditer(s):
+            counted = None
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] == "pair":
                 label = _label(found[1] if not m["word"] else f"{found[1]} {m['word']}")
             elif m["word"] and s[:m.start()].rstrip().endswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
                 label = _label(f"{lead['label']} {m['word']}")
+            elif found is not None and found[0] == "spaced" and m["word"] in _COUNT_UNITS \
+                    and not any(ch.isdigit() for ch in found[1]):  # (no request's id: "request 3dd4… re-prefills")
+                label = _label(f"{found[1]} {m['word']}")  # "Finished reading 431/446 chunks from file …": so
+                counted = _COUNT_UNITS[m["word"]]          # many of them
             else:
                 continue
             if int(m["a"]) > int(m["b"]):  # "1024/512": a ratio or a path, no part of a whole
                 continue
-            if self._add(label, m["a"], None, line, routed, bare=True):
-                self._add(f"{label} out of", m["b"], None, line, routed, bare=True)
+            unit = m["unit"] or counted  # (so many done so far, as a bar's count: no core key)
+            if self._add(label, m["a"], unit, line, routed, bare=unit is None, core=counted is None):
+                self._add(f"{label} out of", m["b"], unit, line, routed, bare=unit is None, core=counted is None)
             taken.append(m.span())
 
     def _slashed(self, m: re.Match, line: str, routed: bool) -> bool:
@@ -1131,6 +1151,9 @@ class LineShapes:
         if (joined := _CONNECTOR.match(head)) is not None:  # "15.44 GiB is allocated by PyTorch, and 267.59 MiB is
             # reserved …": the figure before it names it, or none does (the connector alone, as before)
             return (_joined_label(last[0], kind, unit) if last is not None else joined["word"][::-1]), "spaced"
+        if head[:2] == " ." and s[end:].strip() in ("", ".") and (said := _SENTENCE_BEFORE.match(head)) is not None \
+                and len(said["label"].split()) <= MAX_LABEL_WORDS:
+            return said["label"][::-1], "spaced"
         opening = head.lstrip()[:2]  # "(" before it, or "[" after a space ("bpw: 4.00  proxy_err: 0.0017  [1.77 s]")
         if (opening[:1] == "(" or opening[:1] == "[" and opening[1:].isspace()) and (lead := _LEAD_LABEL.match(s)) is not None:
             # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's

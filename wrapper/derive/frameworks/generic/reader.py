@@ -9,9 +9,10 @@ from ..units import number
 from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
-from .lines import LineShapes, _normalized
+from .lines import _TAB_PAIR, LineShapes, _normalized
 from .tables import _MATRIX_HEADER, _RULE_CHARS, TableShapes
 from .structured import StructuredShapes
+from .systools import SystemToolShapes
 
 
 # A log's figures kept (the first ones; figures_dropped counts the rest): a 200-row table of three measured columns
@@ -24,6 +25,8 @@ MAX_VALUES = 1024  # figures of kind "value" (no unit, a label that names no kin
 
 MAX_BAR_FIGURES = 512  # a progress bar's figures (each redraw's), kept apart: a bar redrawn all run never crowds out the others
 
+
+MAX_TAB_ROWS = 32  # rows looked back over for a tab-separated table's header
 
 MAX_QUOTED_LINES = 32  # lines of a CSV row whose quoted cell spans lines
 
@@ -143,7 +146,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -181,10 +184,11 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=iB\])|(?<=\[%\])|(?<=\[W\])"  # nvidia-smi's CSV header: "memory.used [MiB]", "utilization.gpu [%]"
                   r"|(?<=of size [0-9])"  # ggml's failed allocation, in bytes without a unit: "buffer of size 4725934080"
                   r"|(?<=float64\([0-9])|(?<=float32\([0-9])"  # NumPy 2's scalars: "'accuracy': np.float64(0.5587)"
-                  r"|(?<=^[0-9])[0-9.]*\s*$)")  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
+                  r"|(?<=^[0-9])[0-9.]*\s*$"  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
+                  r"|(?<=Mem:)|(?<=Swap:)|(?<=Tasks:)|(?<=iB Mem :)|(?<=[0-9]\+[0-9]) records)")  # free, top, dd
 
 
-class FigureReader(LineShapes, TableShapes, StructuredShapes):
+class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
     """Reads labelled figures line by line; bounded in memory whatever the log's length."""
 
     def __init__(self) -> None:
@@ -215,11 +219,11 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
         self._matrix: Optional[tuple] = None  # the open device matrix's (title, unit, columns)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
-        """One line without prefixes. ``routed``: the names of the families shown this line too (True: some
-        family's; empty or False: none)."""
+        """One line without prefixes; ``routed``: the families shown it too (True: some family's; empty, False: none)."""
         stripped = _normalized(text)
         if not stripped:
             return
+        stripped = self._tab_pair(stripped) if "\t" in stripped else stripped
         if self._quoted is not None and not (stripped := self._quoted_row(stripped)):
             return
         if self._matrix is not None and self._matrix_row(stripped, text, routed):
@@ -274,6 +278,24 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes):
             return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
+
+    def _tab_pair(self, s: str) -> str:
+        """A name and its number a tab apart ("Tokens\t2,196", an app's stats panel) as "name: number", unless a
+        tab-separated header stands over it; else ``s``."""
+        pair = _TAB_PAIR.fullmatch(s)
+        return f"{pair[1]}: {pair[2]}" if pair is not None and not self._under_tab_header() else s
+
+    def _under_tab_header(self) -> bool:
+        """Whether the name-and-number lines above this one stand under a tab-separated header ("System\tWER"): a
+        table's rows, read with their column's name, not pairs."""
+        for back in range(1, MAX_TAB_ROWS + 1):
+            above = self.line_before(back) if self.line_before is not None else None
+            if above is None or "\t" not in above:
+                return False
+            above = _normalized(above).strip("*")
+            if _TAB_PAIR.fullmatch(above) is None:
+                return not any(ch.isdigit() for ch in above)
+        return False
 
     def _commented(self, stripped: str, text: str, routed: bool) -> bool:
         """A YAML value with its comment (``_COMMENTED``); True: read."""

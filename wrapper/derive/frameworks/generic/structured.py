@@ -1,10 +1,12 @@
 """The general reader's structured text: JSON objects (one line or indented) and Prometheus samples."""
 from __future__ import annotations
 
+import ast
 import json
 import re
 
 from ....core.lazy_re import LazyPattern
+from ..units import go_duration_ms
 from .lexicon import LIST_ITEMS, _SQUARE_UNIT, _STAT_COLUMN, _UNIT, _UNITLESS_DURATION, _bracket_unit, _key_unit, _label
 
 
@@ -41,6 +43,9 @@ def _flat(obj: dict, prefix: str = "", depth: int = 0):
             yield name, value, None
         elif isinstance(value, str) and len(value) <= 32 and (quoted := _QUOTED_NUMBER.fullmatch(f'"{value}"')):
             yield name, float(quoted["num"]), quoted["unit"]  # "tokens_per_second": "161.70", "latency": "12 ms"
+        elif isinstance(value, str) and value[-1:] == "s" and len(value) <= 32 and value[:1].isdigit() \
+                and (ms := go_duration_ms(value.replace(" ", ""))) is not None:
+            yield name, ms, "ms"  # "elapsed_time": "1m 46s" (ms-swift's), "5h 9m 55s"
         elif isinstance(value, dict) and depth < 1:
             yield from _flat(value, name + ".", depth + 1)
 
@@ -135,12 +140,30 @@ class StructuredShapes:
         self._add(_label(label), m["num"], unit, line, routed, bare=True, core=False)
 
     def _json(self, s: str, line: str, routed: bool) -> bool:
-        try:
-            obj = json.loads(s)
-        except ValueError:
-            return False
+        obj = _loaded(s)
         if not isinstance(obj, dict):
             return False
         for key, value, unit in _flat(obj):
-            self._add(_label(key.replace("_", " ")), repr(value), unit or _key_unit(key), line, routed, bare=True)
+            label = key
+            if key.endswith(")") and (km := _bracket_unit(key)) is not None:  # "memory(GiB)": 40.38 (ms-swift's)
+                label, unit = km["label"], unit or km["unit"]
+            self._add(_label(label.replace("_", " ")), repr(value), unit or _key_unit(key), line, routed, bare=True)
         return True
+
+
+MAX_PY_DICT_CHARS = 20_000  # a Python dict printed on one line is parsed as a literal only up to this length
+
+
+def _loaded(s: str) -> object:
+    """The object a line of JSON, or of a Python dict printed whole (``{'loss': 0.97, 'memory(GiB)': 40.38}``, HF
+    Trainer's and ms-swift's logs), holds; None when it is neither. ``ast.literal_eval`` evaluates literals only."""
+    try:
+        return json.loads(s)
+    except ValueError:
+        pass
+    if s[:2] != "{'" or len(s) > MAX_PY_DICT_CHARS:
+        return None
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None

@@ -1,0 +1,58 @@
+"""The general reader's Unix tools (wrapper/derive/frameworks/generic/systools.py) on output copied from real threads."""
+from __future__ import annotations
+
+from wrapper.derive import frameworks
+
+
+def figures(lines: list) -> list:
+    (rep,) = frameworks.parse_lines(lines)
+    return [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+
+
+def test_free_rows_by_their_header_and_binary_suffixes():
+    # free -h on a Jetson (ggml-org/llama.cpp issue #27725, 2026-08)
+    got = figures(["               total        used        free      shared  buff/cache   available",
+                   "Mem:           7.4Gi       2.7Gi       2.2Gi        10Mi       2.5Gi       4.5Gi",
+                   "Swap:           11Gi       372Mi        11Gi"])
+    assert got == [("Mem total", 7.4, "GiB"), ("Mem used", 2.7, "GiB"), ("Mem free", 2.2, "GiB"),
+                   ("Mem shared", 10, "MiB"), ("Mem buff/cache", 2.5, "GiB"), ("Mem available", 4.5, "GiB"),
+                   ("Swap total", 11, "GiB"), ("Swap used", 372, "MiB"), ("Swap free", 11, "GiB")]
+    # free -w splits buff/cache: the header says which column is which; plain numbers' unit is the flags' (left out)
+    got = figures(["              total        used        free      shared     buffers       cache   available",
+                   "Mem:          15Gi       3.1Gi       8.0Gi       1.0Mi       100Mi       4.2Gi        12Gi",
+                   "Mem:       16232336     3262828     8388608"])
+    assert ("Mem buffers", 100, "MiB") in got and ("Mem cache", 4.2, "GiB") in got
+    assert all(value != 16232336 for _, value, _ in got)
+
+
+def test_tops_summary_and_process_row():
+    # top on a Dynamo vLLM worker (ai-dynamo/dynamo issue #515, 2025-04)
+    got = figures([
+        "top - 17:13:10 up 211 days, 18:13,  0 user,  load average: 2056.81, 1932.66, 1972.64",
+        "Tasks:   9 total,   1 running,   8 sleeping,   0 stopped,   0 zombie",
+        "%Cpu(s):  1.4 us, 98.5 sy,  0.0 ni,  0.0 id,  0.0 wa,  0.0 hi,  0.1 si,  0.0 st ",
+        "MiB Mem : 2063985.+total, 975160.8 free, 511162.2 used, 604513.6 buff/cache     ",
+        "    211 bentoml   20   0  125.6g   5.6g   4.4g S 100.7   0.3  29:36.49 python3"])
+    assert {("load average 1 min", 2056.81, None), ("tasks running", 1, None), ("CPU sy", 98.5, "%"),
+            ("Mem free", 975160.8, "MiB"), ("python3 RES", 5.6, "GiB"), ("python3 CPU", 100.7, "%"),
+            ("python3 CPU time", 1776.49, "s")} <= set(got)
+    assert all(value != 2063985 for _, value, _ in got)  # "2063985.+": cut by top, no value
+
+
+def test_df_rows_by_mount_point():
+    # df -h on an H20 host (ServerlessLLM issue #193, 2025-01)
+    got = figures(["Filesystem      Size  Used Avail Use% Mounted on",
+                   "tmpfs           504G  4.2M  504G   1% /run",
+                   "/dev/nvme0n1p3   59G   44G   12G  79% /"])
+    assert got == [("/run size", 504, "GiB"), ("/run used", 4.2, "MiB"), ("/run avail", 504, "GiB"), ("/run use", 1, "%"),
+                   ("/ size", 59, "GiB"), ("/ used", 44, "GiB"), ("/ avail", 12, "GiB"), ("/ use", 79, "%")]
+
+
+def test_dd_summary_and_a_ten_digit_count_that_is_no_epoch_prefix():
+    # dd reading a raw NVMe device (huggingface/safetensors issue #496, 2024-07)
+    got = figures(["1+0 records in", "1+0 records out",
+                   "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"])
+    assert ("copied", 1073741824, "B") in got and ("copy time", 4.74373, "s") in got
+    assert ("copy rate", 226, "MB/s") in got and ("records in partial", 0, None) in got
+    rest, when = frameworks.strip_prefix("1795999052.885986 prompt eval time = 12 ms")
+    assert when is not None and rest.startswith("prompt")  # moreutils ts '%.s': an epoch time of 2026 still is one

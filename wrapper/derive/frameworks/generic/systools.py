@@ -1,0 +1,139 @@
+"""The general reader's Unix tools: what people paste beside a slow model from ``free``, ``top``, ``df`` and ``dd``.
+
+Each line is read on its own, so a row still reads when the block reader skipped its header (a header holds no
+figure): ``free``'s row names its columns by position (procps' order), ``df``'s row ends in its mount point, ``top``'s
+process row is told by its fixed columns. Sizes with a suffix are binary multiples, as these tools print them
+(``7.4Gi``, ``504G``, top's ``125.6g``); a bare number is read only where the tool's unit is fixed (top's summary
+names it, ``MiB Mem :``), else it is left out: ``free`` and ``df`` print bare numbers in a unit their flags choose.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ....core.lazy_re import LazyPattern
+
+_SIZE = r"\d+(?:[.,]\d+)?(?:[KMGTPE]i?|[kmgtp]|B)?"
+
+# free (procps-ng): "Mem:  7.4Gi  2.7Gi  2.2Gi  10Mi  2.5Gi  4.5Gi", "Swap:  11Gi  372Mi  11Gi"
+_FREE_ROW = LazyPattern(r"(?P<row>Mem|Swap|Low|High|Total):\s+(?P<cells>" + _SIZE + r"(?:\s+" + _SIZE + r"){1,6})")
+_FREE_COLUMNS = ("total", "used", "free", "shared", "buff/cache", "available")
+
+# df -h: "tmpfs  504G  4.2M  504G  1% /run" (filesystem, size, used, available, use%, mount point)
+_DF_ROW = LazyPattern(r"\S+\s+(?P<size>" + _SIZE + r")\s+(?P<used>" + _SIZE + r")\s+(?P<avail>" + _SIZE + r")\s+"
+                      r"(?P<use>\d{1,3})%\s+(?P<mount>/\S*)")
+
+# top's summary: "top - 17:13:10 up 211 days, 18:13,  0 user,  load average: 2056.81, 1932.66, 1972.64"
+_TOP_LOAD = LazyPattern(r"load average: (?P<a>\d+(?:[.,]\d+)?),? (?P<b>\d+(?:[.,]\d+)?),? (?P<c>\d+(?:[.,]\d+)?)")
+# "Tasks: 9 total, 1 running, …", "%Cpu(s):  1.4 us, 98.5 sy, …", "MiB Mem : 2063985.+total, 975160.8 free, …"
+_TOP_ITEM = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<cut>\.?\+)? ?(?P<name>[a-z]+(?:/[a-z]+)?(?: Mem)?)")
+_TOP_MEMORY = LazyPattern(r"(?P<unit>[KMGTPE]iB) (?P<what>Mem|Swap)\s*:")
+# top's process row: PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND
+_TOP_PROCESS = LazyPattern(r"\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+(?P<virt>[\d.]+[kmgtpe]?)\s+(?P<res>[\d.]+[kmgtpe]?)\s+"
+                           r"(?P<shr>[\d.]+[kmgtpe]?)\s+[RSDZTIt]\s+(?P<cpu>[\d.]+)\s+(?P<mem>[\d.]+)\s+"
+                           r"(?P<min>\d+):(?P<sec>\d\d(?:\.\d+)?)\s+(?P<command>\S.{0,40}?)\s*")
+
+# dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
+_DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
+_DD_COPIED = LazyPattern(r"(?P<bytes>\d+) bytes (?:\([^)]*\) )?copied, (?P<s>\d+(?:[.,]\d+)?) s, "
+                         r"(?P<rate>\d+(?:[.,]\d+)?) (?P<unit>[kMGTP]?B/s)")
+
+_BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
+
+
+def _size(cell: str) -> Optional[tuple[str, str]]:
+    """(number, unit) of a size these tools print with a suffix ("7.4Gi", "504G", "125.6g", "0"); None for a bare
+    number other than 0, whose unit the tool's flags chose."""
+    cell = cell.replace(",", ".")
+    number = cell.rstrip("KMGTPEkmgtpeiB")
+    suffix = cell[len(number):]
+    if not suffix:
+        return (number, "B") if float(number) == 0 else None  # "0": nothing, in any unit
+    if suffix == "B":
+        return number, "B"
+    unit = _BINARY.get(suffix[0].upper())
+    return (number, unit) if unit is not None else None
+
+
+class SystemToolShapes:
+    """Rows of free, df and top, and dd's summary."""
+
+    def _system_tool(self, s: str, line: str, routed: bool) -> bool:
+        """Whether ``s`` is one of these tools' lines (read here)."""
+        first = s[0]
+        if first.isdigit():
+            return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
+                or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed)
+        if first in "MSLHT" and ":" in s[:6] and (row := _FREE_ROW.fullmatch(s)) is not None:
+            for name, cell in zip(self._free_columns(), row["cells"].split()):
+                if (size := _size(cell)) is not None:
+                    self._add(f"{row['row']} {name}", size[0], size[1], line, routed)
+            return True
+        if s.startswith(("top - ", "Tasks:", "%Cpu", "Cpu(s)")) or s[1:8] in ("iB Mem ", "iB Swap") or s[1:7] == "iB Mem":
+            return self._top_summary(s, line, routed)
+        if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
+            mount = df["mount"]
+            for name in ("size", "used", "avail"):
+                if (size := _size(df[name])) is not None:
+                    self._add(f"{mount} {name}", size[0], size[1], line, routed)
+            self._add(f"{mount} use", df["use"], "%", line, routed)
+            return True
+        return False
+
+    def _free_columns(self) -> tuple:
+        """free's column names from its header above (``free -w`` splits buff/cache in two), else procps' own."""
+        for back in (1, 2, 3):
+            above = self.line_before(back) if self.line_before is not None else None
+            if above is not None and above.split()[:2] == ["total", "used"]:
+                return tuple(above.split())
+        return _FREE_COLUMNS
+
+    def _top_summary(self, s: str, line: str, routed: bool) -> bool:
+        if s.startswith("top - "):
+            if (load := _TOP_LOAD.search(s)) is None:
+                return False
+            for minutes, group in (("1", "a"), ("5", "b"), ("15", "c")):
+                self._add(f"load average {minutes} min", load[group].replace(",", "."), None, line, routed, bare=True)
+            return True
+        memory = _TOP_MEMORY.match(s)
+        head, _, items = s.partition(":")
+        if not items:
+            return False
+        subject = "CPU" if head.startswith(("%Cpu", "Cpu")) else memory["what"] if memory else head.strip()
+        for item in _TOP_ITEM.finditer(items):
+            if item["cut"]:  # "2063985.+total": top ran out of room, the value is cut
+                continue
+            name = item["name"]
+            if subject == "CPU":
+                self._add(f"CPU {name}", item["num"], "%", line, routed)
+            elif memory is not None:
+                self._add(f"{subject} {name}", item["num"], memory["unit"], line, routed)
+            else:  # "Tasks: 9 total, 1 running": counts
+                self._add(f"{subject.lower()} {name}", item["num"], None, line, routed, bare=True)
+        return True
+
+    def _top_process(self, s: str, line: str, routed: bool) -> bool:
+        row = _TOP_PROCESS.fullmatch(s)
+        if row is None:
+            return False
+        command = row["command"].split()[0]
+        for name in ("virt", "res", "shr"):
+            cell = row[name]
+            size = _size(cell) if not cell[-1].isdigit() else (cell, "KiB")  # top's unsuffixed memory is KiB
+            if size is not None:
+                self._add(f"{command} {name.upper()}", size[0], size[1], line, routed)
+        self._add(f"{command} CPU", row["cpu"], "%", line, routed)
+        self._add(f"{command} memory share", row["mem"], "%", line, routed)
+        self._add(f"{command} CPU time", repr(int(row["min"]) * 60 + float(row["sec"])), "s", line, routed)
+        return True
+
+    def _dd(self, s: str, line: str, routed: bool) -> bool:
+        if (records := _DD_RECORDS.fullmatch(s)) is not None:
+            self._add(f"records {records['way']} full", records["full"], None, line, routed, bare=True)
+            self._add(f"records {records['way']} partial", records["partial"], None, line, routed, bare=True)
+            return True
+        if (copied := _DD_COPIED.match(s)) is None:
+            return False
+        self._add("copied", copied["bytes"], "B", line, routed)
+        self._add("copy time", copied["s"].replace(",", "."), "s", line, routed)
+        self._add("copy rate", copied["rate"].replace(",", "."), copied["unit"], line, routed)
+        return True
