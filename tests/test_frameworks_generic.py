@@ -2388,3 +2388,22 @@ def test_a_library_path_in_a_warning_claims_no_log():
         r"D:\AI\Forge\system\python\lib\site-packages\transformers\utils\hub.py:128: FutureWarning: Using "
         "`TRANSFORMERS_CACHE` is deprecated and will be removed in v5 of Transformers. Use `HF_HOME` instead."])
     assert rep["framework"] == "unknown"
+
+
+def test_an_operations_count_and_time_a_size_of_a_total_in_decimals_and_frames_a_second():
+    # GGML_VULKAN_PERF (ggml-org/llama.cpp PR #13761, 2025-05), vLLM's gpu_worker (vllm issue #50576), sleap-nn's
+    # summary (talmolab/sleap-nn PR #628)
+    (rep,) = frameworks.parse_lines(["Vulkan Timings:", "ADD: 64 x 263.644 ms",
+                                     "MUL_MAT m=11008 n=512 k=4096: 62 x 14361.3 ms"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("ADD count", 64, "calls"), ("ADD time", 263.644, "ms"), ("MUL MAT m=11008 n=512 k=4096 count", 62, "calls"),
+        ("MUL MAT m=11008 n=512 k=4096 time", 14361.3, "ms")]
+    (run,) = read("(Worker_TP0 pid=1222) INFO 08-07 23:22:57 [gpu_worker.py:789] Free memory on device (46.93/47.4 GiB) "
+                  "on startup.", "initial available_bytes 219721119039 / 204.63 GB")
+    got = [(f.label, f.value, f.unit) for f, _ in run.figures]
+    assert ("Free memory on device", 46.93, "GiB") in got and ("Free memory on device out of", 47.4, "GiB") in got
+    assert ("initial available bytes out of", 204.63, "GB") not in got  # one size in two units, no part of a whole
+    (rep,) = frameworks.parse_lines(["Inference complete | frames=6 | elapsed=0.4s | throughput=15.2 fps | tracking=False",
+                                     "Run on (9 X 1704 MHz CPU s)"])  # (a machine's rated clock: no figure)
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert ("throughput", 15.2, "fps") in got and all(value != 1704 for _, value, _ in got)

@@ -56,3 +56,22 @@ def test_dd_summary_and_a_ten_digit_count_that_is_no_epoch_prefix():
     assert ("copy rate", 226, "MB/s") in got and ("records in partial", 0, None) in got
     rest, when = frameworks.strip_prefix("1795999052.885986 prompt eval time = 12 ms")
     assert when is not None and rest.startswith("prompt")  # moreutils ts '%.s': an epoch time of 2026 still is one
+
+
+def test_curls_progress_meter():
+    # curl against a Spice.ai runtime (spiceai/spiceai issue #7146, 2025-09): curl's "k" is 1024 bytes
+    got = figures(["  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current",
+                   "                                 Dload  Upload   Total   Spent    Left  Speed",
+                   "100  8623  100  8623    0     0  8996k      0 --:--:-- --:--:-- --:--:-- 8420k"])
+    assert {("curl received", 8623, "B"), ("curl received share", 100, "%"), ("curl average download speed", 8996, "KiB/s"),
+            ("curl current speed", 8420, "KiB/s")} <= set(got)
+    got = figures(["100 1234M  100 1234M    0     0  112M      0  0:00:11  0:00:11 --:--:--  115M"])
+    assert ("curl time spent", 11, "s") in got and ("curl total", 1234, "MiB") in got
+
+
+def test_rocm_smis_current_clock_level_only():
+    # rocm-smi --showclocks on an RX 6750 GRE (legacy-rocm-build issue #3157, 2024-05): the starred level is current
+    got = figures(["GPU[0] : Supported dcefclk frequencies on GPU0", "GPU[0] : 0: 417Mhz", "GPU[0] : 1: 480Mhz *",
+                   "GPU[0] : 2: 1200Mhz", "GPU[0] :", "GPU[0] : Supported PCIe frequencies on GPU0",
+                   "GPU[0] : 0: 16.0GT/s x16 *"])
+    assert got == [("GPU 0 dcefclk current", 480, "MHz"), ("GPU 0 PCIe current", 16, "GT/s")]

@@ -49,7 +49,7 @@ _LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|milli|micro|nano|min|h|"
                 rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req|[KMGT]i?B|[KMGT](?:[^0-9A-Za-z_.\n]|(?m:$))|kB|kb|bytes|%|user|"
                 rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|"
-                rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|[xX]|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|GF|"
+                rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|[xX]|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|GF|fps|FPS|"
                 rb"[A-Za-z]{2,12}/s)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
@@ -68,7 +68,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 # a number alone on its line (a one-column CSV's cell)
                 + rb"|(?m:^)[0-9][0-9.]*" + _LINE_END
                 # free's and top's memory rows, top's tasks, dd's records
-                + rb"|Mem:|Swap:|Tasks:|iB Mem :|[0-9]\+[0-9]+ records")
+                + rb"|Mem:|Swap:|Tasks:|iB Mem :|[0-9]\+[0-9]+ records|[0-9][MG][Hh]z[ \t]*\*")
 
 
 # What ``str.splitlines`` cuts a line at, besides LF, as UTF-8 bytes: a line holding one is never folded.

@@ -32,6 +32,12 @@ _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d
                            r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
+# an operation's count and total time (GGML_VULKAN_PERF's "MUL_MAT m=11008 n=512 k=4096: 62 x 14361.3 ms")
+_COUNT_TIMES = LazyPattern(r"(?P<label>[A-Za-z][^:]{0,80}):\s+(?P<count>\d+) x (?P<num>\d+(?:\.\d+)?) ?(?P<unit>ms|us|\u00b5s|ns|s)")
+# a size of a total in decimals, its unit after both (vLLM's "Free memory on device (46.93/47.4 GiB)"), and the words
+# before it (or before its bracket or colon) that name it
+_SIZE_FRACTION = LazyPattern(r"(?<![\w./:-])(?P<a>\d+\.\d+|\d+)\s?/\s?(?P<b>\d+\.\d+|\d+)\s?(?P<unit>[KMGT]i?B)(?![\w/])")
+_WORDS_BEFORE = LazyPattern(r"(?P<label>[A-Za-z][A-Za-z _-]{0,60}?)\s*[(:=]?\s*$")
 _TAB_PAIR = LazyPattern(r"([A-Za-z][^\t:]{0,40}?)\t+([-+]?\d[\d,]*(?:\.\d+)?)")  # a name, tabs, a bare number
 _LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
@@ -573,8 +579,13 @@ class LineShapes:
         """The shapes a whole line is one of: common tools' lines (``_tool_line``), values before a unit closing
         it, sd.cpp's step bar, gin's access line, nvidia-smi's and gpustat's GPU rows, npu-smi's, an OpenTelemetry
         attribute, htop's CPU meters, an access log's line, a load tester's histogram row; free's, df's and top's
-        rows and dd's summary (``SystemToolShapes``)."""
+        rows and dd's summary (``SystemToolShapes``), an operation's count and time (``ADD: 64 x 263.644 ms``)."""
         if self._system_tool(s, line, routed):
+            return True
+        if " x " in s and s[-1] == "s" and (op := _COUNT_TIMES.fullmatch(s)) is not None:
+            label = _label(op["label"])
+            self._add(f"{label} count", op["count"], "calls", line, routed)
+            self._add(f"{label} time", op["num"], op["unit"], line, routed)
             return True
         if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] in "%0A")) \
                 and self._tool_line(s, line, routed):
@@ -1045,6 +1056,14 @@ class LineShapes:
             unit = m["unit"] or counted  # (so many done so far, as a bar's count: no core key)
             if self._add(label, m["a"], unit, line, routed, bare=unit is None, core=counted is None):
                 self._add(f"{label} out of", m["b"], unit, line, routed, bare=unit is None, core=counted is None)
+            taken.append(m.span())
+        for m in _SIZE_FRACTION.finditer(s) if "." in s else ():  # "Free memory on device (46.93/47.4 GiB)"
+            if any(a <= m.start() < b for a, b in taken) or float(m["a"]) > float(m["b"]) \
+                    or (said := _WORDS_BEFORE.search(s, 0, m.start())) is None:
+                continue  # ("219721119039 / 204.63 GB": one size in two units, no part of a whole)
+            label = _label(said["label"])
+            if self._add(label, m["a"], m["unit"], line, routed):
+                self._add(f"{label} out of", m["b"], m["unit"], line, routed)
             taken.append(m.span())
 
     def _slashed(self, m: re.Match, line: str, routed: bool) -> bool:

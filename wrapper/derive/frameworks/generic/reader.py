@@ -146,7 +146,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT](?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -185,7 +185,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=of size [0-9])"  # ggml's failed allocation, in bytes without a unit: "buffer of size 4725934080"
                   r"|(?<=float64\([0-9])|(?<=float32\([0-9])"  # NumPy 2's scalars: "'accuracy': np.float64(0.5587)"
                   r"|(?<=^[0-9])[0-9.]*\s*$"  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
-                  r"|(?<=Mem:)|(?<=Swap:)|(?<=Tasks:)|(?<=iB Mem :)|(?<=[0-9]\+[0-9]) records)")  # free, top, dd
+                  r"|(?<=Mem:)|(?<=Swap:)|(?<=Tasks:)|(?<=iB Mem :)|(?<=[0-9]\+[0-9]) records"  # free, top, dd
+                  r"|(?<=[0-9])(?=[MG][Hh]z[ \t]*\*))")  # rocm-smi's current clock level, starred
 
 
 class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
@@ -384,6 +385,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
         if unit == "x" and "." not in num_text and unit_text != "\u500d":
             return False
         if unit == "B" and value != int(value):  # "0.5B" (a draft model's billions of parameters): no half byte
+            return False
+        if kind == "frequency" and value < 0:  # "CPU boost: -100 MHz": an offset someone set, no clock's rate
             return False
         if kind == "count":
             if value < 0:

@@ -1,4 +1,5 @@
-"""The general reader's Unix tools: what people paste beside a slow model from ``free``, ``top``, ``df`` and ``dd``.
+"""The general reader's Unix tools: what people paste beside a slow model from ``free``, ``top``, ``df``, ``dd`` and
+``curl`` (and ``rocm-smi --showclocks``'s current levels).
 
 Each line is read on its own, so a row still reads when the block reader skipped its header (a header holds no
 figure): ``free``'s row names its columns by position (procps' order), ``df``'s row ends in its mount point, ``top``'s
@@ -37,6 +38,20 @@ _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|o
 _DD_COPIED = LazyPattern(r"(?P<bytes>\d+) bytes (?:\([^)]*\) )?copied, (?P<s>\d+(?:[.,]\d+)?) s, "
                          r"(?P<rate>\d+(?:[.,]\d+)?) (?P<unit>[kMGTP]?B/s)")
 
+# rocm-smi --showclocks: the levels a clock supports, the current one starred ("GPU[0] : 1: 480Mhz *") under
+# "GPU[0] : Supported dcefclk frequencies on GPU0"; the others are what the card can do, no reading
+_ROCM_LEVEL = LazyPattern(r"GPU\[(?P<gpu>\d+)\]\s*:\s*\d+:\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[MG][Hh]z|GT/s)(?:\s*x\d+)?\s*\*")
+_ROCM_CLOCK = LazyPattern(r"GPU\[\d+\]\s*:\s*Supported (?P<clock>\S+) frequencies")
+ROCM_LEVELS_BACK = 16  # lines looked back over for the clock a starred level belongs to
+
+# curl's progress meter: "% Total % Received % Xferd Average Speed (Dload Upload) Time Total Spent Left Current Speed"
+_CURL_SIZE = r"\d+(?:\.\d+)?[kMGTP]?"
+_CURL_TIME = r"(?:--:--:--|\d+:\d\d:\d\d|\d+d \d\dh|\d+h \d\dm)"
+_CURL_ROW = LazyPattern(
+    r"(?P<pt>\d{1,3})\s+(?P<total>" + _CURL_SIZE + r")\s+(?P<pr>\d{1,3})\s+(?P<received>" + _CURL_SIZE + r")\s+"
+    r"(?P<px>\d{1,3})\s+(?P<xferd>" + _CURL_SIZE + r")\s+(?P<dload>" + _CURL_SIZE + r")\s+(?P<upload>" + _CURL_SIZE
+    + r")\s+" + _CURL_TIME + r"\s+(?P<spent>" + _CURL_TIME + r")\s+" + _CURL_TIME + r"\s+(?P<speed>" + _CURL_SIZE + ")")
+
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
@@ -54,15 +69,23 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
     return (number, unit) if unit is not None else None
 
 
+def _curl_size(cell: str) -> tuple[str, str]:
+    """curl's size or speed cell as (number, unit): "8996k" is KiB."""
+    if cell[-1].isdigit():
+        return cell, "B"
+    return cell[:-1], _BINARY[cell[-1].upper()]
+
+
 class SystemToolShapes:
-    """Rows of free, df and top, and dd's summary."""
+    """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
         first = s[0]
         if first.isdigit():
             return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
-                or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed)
+                or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
+                or s.count(":") >= 4 and self._curl(s, line, routed)
         if first in "MSLHT" and ":" in s[:6] and (row := _FREE_ROW.fullmatch(s)) is not None:
             for name, cell in zip(self._free_columns(), row["cells"].split()):
                 if (size := _size(cell)) is not None:
@@ -70,6 +93,8 @@ class SystemToolShapes:
             return True
         if s.startswith(("top - ", "Tasks:", "%Cpu", "Cpu(s)")) or s[1:8] in ("iB Mem ", "iB Swap") or s[1:7] == "iB Mem":
             return self._top_summary(s, line, routed)
+        if first == "G" and s[-1] == "*" and (level := _ROCM_LEVEL.fullmatch(s)) is not None:
+            return self._rocm_level(level, line, routed)
         if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
             mount = df["mount"]
             for name in ("size", "used", "avail"):
@@ -86,6 +111,16 @@ class SystemToolShapes:
             if above is not None and above.split()[:2] == ["total", "used"]:
                 return tuple(above.split())
         return _FREE_COLUMNS
+
+    def _rocm_level(self, level, line: str, routed: bool) -> bool:
+        for back in range(1, ROCM_LEVELS_BACK + 1):
+            above = self.line_before(back) if self.line_before is not None else None
+            if above is None:
+                return False
+            if (clock := _ROCM_CLOCK.search(above)) is not None:
+                self._add(f"GPU {level['gpu']} {clock['clock']} current", level["num"], level["unit"], line, routed)
+                return True
+        return False
 
     def _top_summary(self, s: str, line: str, routed: bool) -> bool:
         if s.startswith("top - "):
@@ -124,6 +159,24 @@ class SystemToolShapes:
         self._add(f"{command} CPU", row["cpu"], "%", line, routed)
         self._add(f"{command} memory share", row["mem"], "%", line, routed)
         self._add(f"{command} CPU time", repr(int(row["min"]) * 60 + float(row["sec"])), "s", line, routed)
+        return True
+
+    def _curl(self, s: str, line: str, routed: bool) -> bool:
+        """curl's progress meter's row: sizes and speeds in binary multiples (curl's "k" is 1024 bytes)."""
+        row = _CURL_ROW.fullmatch(s)
+        if row is None:
+            return False
+        for label, group, share in (("total", "total", "pt"), ("received", "received", "pr"), ("sent", "xferd", "px")):
+            self._add(f"curl {label} share", row[share], "%", line, routed)
+            self._add(f"curl {label}", *_curl_size(row[group]), line, routed)
+        for label, group in (("average download speed", "dload"), ("average upload speed", "upload"),
+                             ("current speed", "speed")):
+            number, unit = _curl_size(row[group])
+            self._add(f"curl {label}", number, f"{unit}/s", line, routed)
+        spent = row["spent"]
+        if spent[0] != "-" and spent.count(":") == 2:
+            h, m, sec = spent.split(":")
+            self._add("curl time spent", repr(int(h) * 3600 + int(m) * 60 + int(sec)), "s", line, routed)
         return True
 
     def _dd(self, s: str, line: str, routed: bool) -> bool:
