@@ -2407,3 +2407,10 @@ def test_an_operations_count_and_time_a_size_of_a_total_in_decimals_and_frames_a
                                      "Run on (9 X 1704 MHz CPU s)"])  # (a machine's rated clock: no figure)
     got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
     assert ("throughput", 15.2, "fps") in got and all(value != 1704 for _, value, _ in got)
+
+
+def test_a_benchmark_loops_time_per_iteration():
+    # a flash-attn KV-cache microbenchmark (Dao-AILab/flash-attention issue #1743, 2025-07)
+    (rep,) = frameworks.parse_lines(["Running 100 iterations...", "Run: 0.668 ms/iter", "Average: 0.667 ms/iter"])
+    got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+    assert got[-2:] == [("Run", 0.668, "ms/iter"), ("Average", 0.667, "ms/iter")]

@@ -4,8 +4,9 @@
 Each line is read on its own, so a row still reads when the block reader skipped its header (a header holds no
 figure): ``free``'s row names its columns by position (procps' order), ``df``'s row ends in its mount point, ``top``'s
 process row is told by its fixed columns. Sizes with a suffix are binary multiples, as these tools print them
-(``7.4Gi``, ``504G``, top's ``125.6g``); a bare number is read only where the tool's unit is fixed (top's summary
-names it, ``MiB Mem :``), else it is left out: ``free`` and ``df`` print bare numbers in a unit their flags choose.
+(``7.4Gi``, ``504G``, top's ``125.6g``); a bare number has a unit only where the tool fixes it (top's summary names
+it, ``MiB Mem :``), else it is a ``value`` with no unit: ``free`` and ``df`` print bare numbers in a unit their flags
+or their header chose.
 """
 from __future__ import annotations
 
@@ -88,8 +89,8 @@ class SystemToolShapes:
                 or s.count(":") >= 4 and self._curl(s, line, routed)
         if first in "MSLHT" and ":" in s[:6] and (row := _FREE_ROW.fullmatch(s)) is not None:
             for name, cell in zip(self._free_columns(), row["cells"].split()):
-                if (size := _size(cell)) is not None:
-                    self._add(f"{row['row']} {name}", size[0], size[1], line, routed)
+                size = _size(cell)  # a bare number: in the unit free's flags chose (KiB, -m MiB, -g GiB), unsaid
+                self._add(f"{row['row']} {name}", *(size or (cell, None)), line, routed, bare=size is None)
             return True
         if s.startswith(("top - ", "Tasks:", "%Cpu", "Cpu(s)")) or s[1:8] in ("iB Mem ", "iB Swap") or s[1:7] == "iB Mem":
             return self._top_summary(s, line, routed)
@@ -97,9 +98,9 @@ class SystemToolShapes:
             return self._rocm_level(level, line, routed)
         if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
             mount = df["mount"]
-            for name in ("size", "used", "avail"):
-                if (size := _size(df[name])) is not None:
-                    self._add(f"{mount} {name}", size[0], size[1], line, routed)
+            for name in ("size", "used", "avail"):  # (a bare number: in the header's blocks, "1K-blocks", unread)
+                size = _size(df[name])
+                self._add(f"{mount} {name}", *(size or (df[name], None)), line, routed, bare=size is None)
             self._add(f"{mount} use", df["use"], "%", line, routed)
             return True
         return False
