@@ -2414,3 +2414,14 @@ def test_a_benchmark_loops_time_per_iteration():
     (rep,) = frameworks.parse_lines(["Running 100 iterations...", "Run: 0.668 ms/iter", "Average: 0.667 ms/iter"])
     got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
     assert got[-2:] == [("Run", 0.668, "ms/iter"), ("Average", 0.667, "ms/iter")]
+
+
+def test_a_phase_in_brackets_takes_the_rate_before_it_and_mlcs_statistics_stand_alone():
+    # NoLlama's benchmark.py (aweussom/NoLlama issue #40, 2026-09); mlx-serve's turn summary (ddalcu/mlx-serve
+    # issue #64) prints MLC LLM's statistics pair in brackets after its own figures: no MLC evidence
+    (run,) = read("    run 1/5... 322 tok, 8.0s, ttft=0.13s, 40.2 tok/s (40.9 decode)")
+    assert ("decode", 40.9, "tokens/s") in [(f.label, f.value, f.unit) for f, _ in run.figures]
+    (rep,) = frameworks.parse_lines(["  <- 23315+678 tokens (40881ms) [prefill: 813.2 tok/s, decode: 55.5 tok/s] [end_turn]"])
+    assert rep["framework"] == "unknown"
+    (rep,) = frameworks.parse_lines(["Statistics: prefill: 78.3 tok/s, decode: 46.8 tok/s"])
+    assert rep["framework"] == "mlc-llm" and rep["eval_tps"] == 46.8

@@ -38,6 +38,8 @@ _COUNT_TIMES = LazyPattern(r"(?P<label>[A-Za-z][^:]{0,80}):\s+(?P<count>\d+) x (
 # before it (or before its bracket or colon) that name it
 _SIZE_FRACTION = LazyPattern(r"(?<![\w./:-])(?P<a>\d+\.\d+|\d+)\s?/\s?(?P<b>\d+\.\d+|\d+)\s?(?P<unit>[KMGT]i?B)(?![\w/])")
 _WORDS_BEFORE = LazyPattern(r"(?P<label>[A-Za-z][A-Za-z _-]{0,60}?)\s*[(:=]?\s*$")
+# a phase named after a number in brackets, the figure before giving the unit ("40.2 tok/s (40.9 decode)")
+_PHASE_AFTER = LazyPattern(r"\s+(decode|prefill|prompt|generation|eval|output|input)\)")
 _TAB_PAIR = LazyPattern(r"([A-Za-z][^\t:]{0,40}?)\t+([-+]?\d[\d,]*(?:\.\d+)?)")  # a name, tabs, a bare number
 _LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
@@ -518,6 +520,22 @@ def _before(reversed_head: str) -> Optional[tuple]:
                 if label.lower() in _CONNECTORS:  # "1.2 GiB (or 509248 tokens)": the figure before, said again
                     return None
             return shape, label, unit
+    return None
+
+
+def _words_after(s: str, start: int, end: int, unit: Optional[str], last: Optional[tuple]) -> Optional[tuple]:
+    """(label, unit, "after", end) of a number named by the words after it, or None: "0.3 s first token" ("token"
+    is no unit there), "0 cached tokens", "3.56 ms per token" (its end past the words), "40.2 tok/s (40.9 decode)"
+    (a phase in brackets: the unit of the figure before it)."""
+    after = _AFTER.match(s, end)
+    if after is not None and (after["unit"] or unit):
+        label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
+            else (after["label"], after["unit"])
+        if _COUNT_UNITS.get(after["unit"]) == "tokens" and "token" not in label.lower():
+            label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
+        return label, unit, "after", after.end() if label.startswith("per ") else end
+    if last is not None and s[start - 1:start] == "(" and (phase := _PHASE_AFTER.match(s, end)) is not None:
+        return phase[1], last[2], "after", end
     return None
 
 
@@ -1208,14 +1226,8 @@ class LineShapes:
             if unit is None:
                 unit = _named_unit(shape, label)
             end = m.end()
-            if unit is None or shape is None:
-                after = _AFTER.match(s, m.end())
-                if after is not None and (after["unit"] or unit):  # "0.3 s first token": "token" is no unit
-                    label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
-                        else (after["label"], after["unit"])
-                    if _COUNT_UNITS.get(after["unit"]) == "tokens" and "token" not in label.lower():
-                        label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
-                    shape, end = "after", after.end() if label.startswith("per ") else end  # "3.56 ms per token"
+            if (unit is None or shape is None) and (words := _words_after(s, start, end, unit, last)) is not None:
+                label, unit, shape, end = words
             if shape is None and unit is not None:
                 label, shape = self._unlabelled(s, head, start, m.end(), unit, last)
             if shape is None or (unit is None and shape in ("took", "spaced") and not _printed_pair(s, label, m.end())):
@@ -1232,7 +1244,7 @@ class LineShapes:
                          bare=shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None):
                 per = shape == "after" and label.startswith("per ")  # "(3.56 ms per token, 280.95 tokens per
                 # second)": the rate joins the figure before the bracket, not the words "per token"
-                last, self._previous = (lead if per and lead is not None else label, end), label
+                last, self._previous = (lead if per and lead is not None else label, end, unit), label
                 if not per:
                     lead = label
                 if spread is not None:
