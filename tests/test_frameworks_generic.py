@@ -2425,3 +2425,11 @@ def test_a_phase_in_brackets_takes_the_rate_before_it_and_mlcs_statistics_stand_
     assert rep["framework"] == "unknown"
     (rep,) = frameworks.parse_lines(["Statistics: prefill: 78.3 tok/s, decode: 46.8 tok/s"])
     assert rep["framework"] == "mlc-llm" and rep["eval_tps"] == 46.8
+
+
+def test_an_ollama_message_that_ends_in_its_figure():
+    # ollama serve's start-up (ollama/ollama issues #12048, #4572, #10140): the blob counts in slog's quoted msg
+    (rep,) = frameworks.parse_lines([
+        'time=2025-08-23T11:29:09.964Z level=INFO source=images.go:477 msg="total blobs: 36"',
+        'time=2025-08-23T11:29:09.964Z level=INFO source=images.go:484 msg="total unused blobs removed: 0"'])
+    assert [(f["label"], f["value"]) for f in rep["figures"]] == [("total blobs", 36), ("total unused blobs removed", 0)]

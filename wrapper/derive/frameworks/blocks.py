@@ -54,7 +54,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
                 # heading such as "ttft_s" alone on its line, CSV rows and headers
-                rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**" + _LINE_END +
+                rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?" + _LINE_END +
                 rb"|[A-Za-z_]=[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]|\w:[ \t]*[-+]?[0-9][0-9.]*[ \t]+#|\.\.[ \t][0-9]|\w:[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,}[ \t]*(?m:$)|':[^\n!-~]*[-+]?[0-9]|(?:Int|ble)\([0-9]|[0-9][ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]|[A-Za-z][:=][ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|_(?:time|latency|duration)[ \t]*:" + _LINE_END +

@@ -40,6 +40,7 @@ _SIZE_FRACTION = LazyPattern(r"(?<![\w./:-])(?P<a>\d+\.\d+|\d+)\s?/\s?(?P<b>\d+\
 _WORDS_BEFORE = LazyPattern(r"(?P<label>[A-Za-z][A-Za-z _-]{0,60}?)\s*[(:=]?\s*$")
 # a phase named after a number in brackets, the figure before giving the unit ("40.2 tok/s (40.9 decode)")
 _PHASE_AFTER = LazyPattern(r"\s+(decode|prefill|prompt|generation|eval|output|input)\)")
+_SLOG_FIGURE = LazyPattern(r'msg="([^"=]{1,80}: [-+]?\d[\d.]*)"$')  # a Go slog message that ends in "label: number"
 _TAB_PAIR = LazyPattern(r"([A-Za-z][^\t:]{0,40}?)\t+([-+]?\d[\d,]*(?:\.\d+)?)")  # a name, tabs, a bare number
 _LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
@@ -584,6 +585,8 @@ def _normalized(text: str) -> str:
         stripped = _NUMPY_SCALAR.sub(r"\1", stripped)
     if "](http" in stripped:  # a notebook's paste that made links of a log's text: "| 1[/5](http://…:8888/5) ["
         stripped = _MARKDOWN_LINK.sub(r"\1", stripped)
+    if stripped[-1] == '"' and 'msg="' in stripped:  # ollama's slog message ending in its figure: the message read
+        stripped = _SLOG_FIGURE.sub(r"\1", stripped)  # as text ('msg="total blobs: 36"')
     if '"=' in stripped:  # a logfmt key with spaces, quoted (Go's slog, ollama: "attention MiB"=1024): one word
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
     return stripped

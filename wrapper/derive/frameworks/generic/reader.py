@@ -150,7 +150,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
-                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
+                  r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
