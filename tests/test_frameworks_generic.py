@@ -2433,3 +2433,23 @@ def test_an_ollama_message_that_ends_in_its_figure():
         'time=2025-08-23T11:29:09.964Z level=INFO source=images.go:477 msg="total blobs: 36"',
         'time=2025-08-23T11:29:09.964Z level=INFO source=images.go:484 msg="total unused blobs removed: 0"'])
     assert [(f["label"], f["value"]) for f in rep["figures"]] == [("total blobs", 36), ("total unused blobs removed", 0)]
+
+
+def test_a_hostile_python_dict_line_is_no_crash():
+    # a printed dict is evaluated as a literal only (ast.literal_eval): nesting past the parser's depth, a number
+    # past int's digits limit, a call, a name, all come back as no figure (or as the plain pairs' reading)
+    for line in ["{'a': " + "(" * 5000 + "1" + ")" * 5000 + "}", "{'a': " + "9" * 5000 + "}",
+                 "{'a': __import__('os').getcwd(), 'b': 1}", "{'a': x, 'latency_ms': 12}", "{'a': [1] * 999999999}"]:
+        (rep,) = frameworks.parse_lines([line])
+        assert all(f["value"] != 999999999 for f in rep["figures"])
+
+
+def test_lines_other_programs_print_too_are_no_evidence_of_vllm():
+    # SGLang's piecewise CUDA graphs compile through the same torch.compile backend (sgl-project/sglang on MUSA,
+    # 2026-05); an Aphrodite tokenize benchmark (dphnAI PR #1359) and the 2023 benchmark script's copies print
+    # "Throughput: … requests/s" alone: read, but the log is no vLLM's (vLLM's three-part line still is)
+    (rep,) = frameworks.parse_lines(["[2026-05-27 03:33:57] Compiling a graph for dynamic shape takes 1.80 s",
+                                     "Throughput: 420.87 requests/sec", "Total time: 2.3760s"])
+    assert rep["framework"] == "unknown"
+    (rep,) = frameworks.parse_lines(["Throughput: 89.27 requests/s, 22853.37 total tokens/s, 11426.69 output tokens/s"])
+    assert rep["framework"] == "vllm" and rep["extra"]["throughput_req_s"] == 89.27

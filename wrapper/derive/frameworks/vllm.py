@@ -104,7 +104,7 @@ _COMPILE_AND_WARMUP = re.compile(r"torch\.compile and initial profiling/warmup r
 _WARMUP = re.compile(r"Initial profiling/warmup run took ([\d.]+) s")
 # benchmarks/benchmark_throughput.py ("Throughput: 89.27 requests/s, 22853.37 total tokens/s, 11426.69 output
 # tokens/s"; until Sep 2024 "…, 20926.37 tokens/s") and the 2023 benchmark_serving.py summary lines
-_THROUGHPUT = re.compile(r"Throughput: ([\d.]+) requests/s(?:, ([\d.]+) (?:total )?tokens/s)?"
+_THROUGHPUT = re.compile(r"Throughput: ([\d.]+) requests/s(?![a-z])(?:, ([\d.]+) (?:total )?tokens/s)?"
                          r"(?:, ([\d.]+) output tokens/s)?")
 _BENCH_SECONDS = (("bench_total_time_ms", re.compile(r"^Total time: ([\d.]+) s")),
                   ("avg_latency_ms", re.compile(r"^(?:Avg|Average) latency: ([\d.]+) s")),
@@ -181,6 +181,12 @@ _RULES = (
 )
 
 
+# Lines other programs print too, read but no evidence of vLLM on their own: torch.compile's "Compiling a graph for
+# dynamic shape takes 1.80 s" (SGLang's piecewise CUDA graphs compile through the same backend) and "Throughput: 0.78
+# requests/s" alone (the 2023 benchmark script, copied by Xinference and others; its three-part line is vLLM's own).
+_SHARED = frozenset(("_graph_compile", "_throughput"))
+
+
 # The two lines a vLLM server prints every few seconds for days (see base.Periodic): the same regexes on bytes.
 _PERIODIC = (
     Periodic("Avg prompt throughput", re.compile(_METRICS.pattern.encode()), "_fold_metrics", "_metrics_full"),
@@ -222,7 +228,7 @@ class Parser(FamilyParser):
                 m = rx.search(text)
                 if m is not None:
                     getattr(self, handler)(m, text)
-                    hit = True
+                    hit = handler not in _SHARED or m.lastindex > 1  # (read either way)
                     break
         if not hit and ("latency" in text or "Total time" in text):
             for key, rx in _BENCH_SECONDS:

@@ -143,11 +143,11 @@ _CRITERION = LazyPattern(r"^(?P<name>[\w/ .-]*?)\s*(?P<what>time|thrpt):\s+\[(?P
                          + _UNIT + r")\]")
 
 
-# A value opening a bracket after words: "tokens (264.70 tok/s)", or after a name such as a kernel's
-# ("xnn_x32_transposec_ukernel__4x4_rvv  (0.140 ms)", ETDump's): reversed, as _BEFORE's.
 # A figure that closes a line after a sentence of its own ("[GC] Peforming periodical GC collection. 0.06 seconds.",
 # torchtitan's): that sentence's words name it. Reversed, as ``head`` is: ". " then the words up to a bracket or colon.
 _SENTENCE_BEFORE = LazyPattern(r"\s+\.(?P<label>[A-Za-z][A-Za-z -]{2,60}?[A-Za-z])\s*(?:[\]:]|$)")
+# A value opening a bracket after words: "tokens (264.70 tok/s)", or after a name such as a kernel's
+# ("xnn_x32_transposec_ukernel__4x4_rvv  (0.140 ms)", ETDump's): reversed, as _BEFORE's.
 _IN_BRACKETS = LazyPattern(r"\s*\(\s*(?P<label>[A-Za-z][A-Za-z -]{0,40}?[A-Za-z](?![\w.])|[A-Za-z]\w{0,80}?[A-Za-z](?=\s|$))")
 
 
