@@ -98,7 +98,7 @@ class SystemToolShapes:
             return self._rocm_level(level, line, routed)
         if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
             mount = df["mount"]
-            for name in ("size", "used", "avail"):  # (a bare number: in the header's blocks, "1K-blocks", unread)
+            for name in ("size", "used", "avail"):  # (a bare number counts the header's blocks, "1K-blocks": no unit)
                 size = _size(df[name])
                 self._add(f"{mount} {name}", *(size or (df[name], None)), line, routed, bare=size is None)
             self._add(f"{mount} use", df["use"], "%", line, routed)
