@@ -70,13 +70,6 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
     return (number, unit) if unit is not None else None
 
 
-def _curl_size(cell: str) -> tuple[str, str]:
-    """curl's size or speed cell as (number, unit): "8996k" is KiB."""
-    if cell[-1].isdigit():
-        return cell, "B"
-    return cell[:-1], _BINARY[cell[-1].upper()]
-
-
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels."""
 
@@ -169,10 +162,10 @@ class SystemToolShapes:
             return False
         for label, group, share in (("total", "total", "pt"), ("received", "received", "pr"), ("sent", "xferd", "px")):
             self._add(f"curl {label} share", row[share], "%", line, routed)
-            self._add(f"curl {label}", *_curl_size(row[group]), line, routed)
+            self._add(f"curl {label}", *(_size(row[group]) or (row[group], "B")), line, routed)
         for label, group in (("average download speed", "dload"), ("average upload speed", "upload"),
                              ("current speed", "speed")):
-            number, unit = _curl_size(row[group])
+            number, unit = _size(row[group]) or (row[group], "B")  # (curl's bare number counts bytes)
             self._add(f"curl {label}", number, f"{unit}/s", line, routed)
         spent = row["spent"]
         if spent[0] != "-" and spent.count(":") == 2:
