@@ -2453,3 +2453,33 @@ def test_lines_other_programs_print_too_are_no_evidence_of_vllm():
     assert rep["framework"] == "unknown"
     (rep,) = frameworks.parse_lines(["Throughput: 89.27 requests/s, 22853.37 total tokens/s, 11426.69 output tokens/s"])
     assert rep["framework"] == "vllm" and rep["extra"]["throughput_req_s"] == 89.27
+
+
+def test_a_column_of_two_statistics_is_read_as_two_columns():
+    # llama-spec-bench's repeat summary (ikawrakow/ik_llama.cpp issue #2369): "tok/s mean/std" over "37.42/1.48"
+    runs = read("| task     | stage | runs |  tok/s mean/std |   rate mean/std |  a.len mean/std |",
+                "|----------|-------|------|-----------------|-----------------|-----------------|",
+                "| code     | mtp   |    5 |      37.42/1.48 |    92.15%/1.84% |       3.76/0.06 |")
+    got = {(f.label, f.value, f.unit) for run in runs for f, _ in run.figures}
+    assert {("code mtp tok/s mean", 37.42, "tokens/s"), ("code mtp tok/s std", 1.48, "tokens/s"),
+            ("code rate mean", 92.15, "%"), ("code rate std", 1.84, "%"), ("code a.len std", 0.06, None)} <= got
+
+
+def test_a_list_printed_without_spaces_and_a_number_with_thousands_grouped():
+    # ReDrafter's generate.py (NVIDIA/TensorRT-LLM issue #2155): accepted tokens per step, a trailing comma
+    (run,) = read("Accepted tokens: 1,5,5,1,3,")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("Accepted tokens [1]", 1), ("Accepted tokens [2]", 5), ("Accepted tokens [3]", 5),
+        ("Accepted tokens [4]", 1), ("Accepted tokens [5]", 3)]
+    (run,) = read("Tokens processed: 1,234,567")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("Tokens processed", 1234567)]
+
+
+def test_kubernetes_sizes_and_a_plural_in_brackets():
+    # club-3090's report.sh (issue #999): free -h's "20Gi"; lscpu's "16 core(s)" counts cores, not seconds
+    (run,) = read("- **RAM:** 30Gi total, 20Gi available")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("RAM", 30.0, "GiB"), ("available", 20.0, "GiB")]
+    assert not any(f.unit == "s" for run in read("- **CPU topology:** 1 socket(s) × 16 core(s) = 16 physical")
+                   for f, _ in run.figures)
+    (run,) = read("Average Time to First Token(s): 0.11")
+    assert [(f.value, f.unit) for f, _ in run.figures] == [(0.11, "s")]

@@ -125,3 +125,14 @@ def test_a_fork_printing_three_decimals_keeps_its_decimal_point():
                                                                                       32301.621, 297)
     (r,) = parse_lines(["prompt eval time = 284,75 ms / 80 tokens (3,56 ms per token, 280,95 tokens per second)"])
     assert (r["prompt_eval_ms"], r["prompt_tps"]) == (284.75, 280.95)
+
+
+def test_the_2025_draft_acceptance_rate_line():
+    # llama-server with a draft model (ggml-org/llama.cpp issue #12968, ROCm W7900): "draft acceptance rate = …",
+    # bare under the block opener, and with the slot prefix
+    for line in ["draft acceptance rate = 0.96855 (  154 accepted /   159 generated)",
+                 "slot print_timing: id  0 | task 54 | draft acceptance rate = 0.96855 (  154 accepted /   159 generated)"]:
+        (r,) = parse_lines(["slot print_timing: id  0 | task 54 | ", line])
+        assert r["framework"] == "llama-server"
+        assert (r["extra"]["draft_acceptance"], r["extra"]["draft_accepted_tokens"],
+                r["extra"]["draft_generated_tokens"]) == (0.96855, 154, 159)

@@ -32,7 +32,8 @@ from .units import number as units_number, scaled
 NAME = "llama-server"
 
 _SLOT = re.compile(r"slot print_timing: id\s+(\d+) \| task (-?\d+) \|\s*(?:([a-z][a-z ]*?)\s*=\s*)?(.*)$")
-_BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused|draft acceptance)\s*=\s*(.*)")
+# "draft acceptance rate = 0.96855 (  154 accepted /   159 generated)": the 2025 builds' name of the line
+_BARE = re.compile(r"\s*(prompt eval time|eval time|total time|graphs reused|draft acceptance)(?: rate)?\s*=\s*(.*)")
 _PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)\s*(t/s)?")
 _PROMPT_PROGRESS = re.compile(r"prompt processing, n_tokens =\s*(\d+), progress =\s*([\d.]+), t =\s*([\d.]+) s"
                               r"(?: / ([\d.]+) tokens per second)?")
@@ -133,7 +134,7 @@ class RequestTimings:
         self._task(slot, task)
         if name is not None and llama_cpp.apply_timing(self.runs, name, rest):
             return
-        if name == "draft acceptance":
+        if name in ("draft acceptance", "draft acceptance rate"):
             if self._draft(rest):
                 return
         elif name is None and rest.startswith("prompt processing"):

@@ -98,7 +98,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -144,7 +144,7 @@ _CELL_VALUE = LazyPattern(r"[~\u2248]?\s*(?P<num>" + _NUM + r")\s*(?P<unit>" + _
 _PER_MINUTE = LazyPattern(r"(?:^|[ _])(tokens?|requests?|req)/min$")
 
 
-LIST_ITEMS = 64
+LIST_ITEMS = 128
 
 
 # What a llama.cpp-style "n_…" count names when it is measured ("n_past=648", "n_saved": 243), not a setting ("n_ctx")
@@ -354,6 +354,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return unit.upper(), "size"
     if unit in ("Kib", "Mib", "Gib", "Tib"):  # vLLM 0.6's "memory_usage_post_profile=7.89Gib": its GiB misspelt
         return unit[:-1] + "B", "size"
+    if unit in ("Ki", "Mi", "Gi", "Ti"):  # free -h's and Kubernetes' "20Gi": GiB
+        return unit + "B", "size"
     if low in _SIZE_WORDS:  # "Loaded 6323781632 bytes", "Peak working set size (megabytes): 3051"
         return _SIZE_WORDS[low], "size"
     if _COMPUTE_RATE.fullmatch(low) is not None or unit.strip() == "FLOPS":  # "1755 GFLOP/s", "PyTorch (TFLOPs)", "45 TOPS": arithmetic a second
@@ -380,6 +382,9 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
 def _bracket_unit(text: str) -> Optional[re.Match]:
     """``text``'s brackets at its end when they hold a unit ("TTFT (ms)"), else None ("ROCm (patched)")."""
     m = _CELL_UNIT.match(text)
+    if m is not None and m["unit"] == "s" and m["label"][-1:].isalpha() and text[m.end("label")] == "(" \
+            and _unitless_kind(m["label"].lower()) != "duration":
+        return None  # "core(s)", "socket(s)": a plural, no seconds ("latency(s)" is in them)
     return m if m is not None and _unit_kind(m["unit"], m["label"])[1] is not None else None
 
 

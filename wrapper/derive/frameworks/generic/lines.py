@@ -239,7 +239,14 @@ _BAR = LazyPattern(r"(?:(?P<desc>[A-Za-z.(\[][^|%]*?)[:\s]\s*)?(?P<pct>\d{1,3})%
 
 # A list without brackets, bare numbers to the line's end ("Throughput values: 62.75, 63.09, 62.81, …", a wrapper
 # script's repeats): "Throughput values [1]", …
-_BARE_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?):\s*(?P<items>[-+]?\d+(?:\.\d+)?(?:\s*,\s*[-+]?\d+(?:\.\d+)?){2,})\s*$")
+_BARE_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?):\s*(?P<items>[-+]?\d+(?:\.\d+)?(?:\s*,\s*[-+]?\d+(?:\.\d+)?){2,}),?\s*$")
+_THOUSANDS = LazyPattern(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # "1,234,567": one number, its thousands grouped
+
+
+def _listed(items: str) -> bool:
+    """Whether a list's items (``_BARE_LIST``) are a list: spaced after their commas, or not one number's
+    thousands ("Accepted tokens: 1,5,5,1,…", a list printed without spaces)."""
+    return ", " in items or _THOUSANDS.fullmatch(items) is None
 
 
 # a number a Python dict quotes as a string ("'fwd_time': '0.896'"): read as the number
@@ -490,6 +497,12 @@ def _whole_head(s: str, start: int) -> Optional[tuple]:
     return ("pair", m["label"], None) if m is not None else None
 
 
+# things counted, whose "(s)" glued on is their plural ("16 core(s)", "1 socket(s)", "2 thread(s)/core")
+_PLURAL_NOUN = LazyPattern(r"(?:^|[\s_])(?:core|socket|thread|device|gpu|node|file|request|token|item|process|worker"
+                           r"|layer|slot|block|step|sample|prompt|image|chunk|instance|replica|shard|expert|user|page"
+                           r"|connection|sequence|seq|tensor|kernel|stream|job|task|card|rank|iteration)$", re.I)
+
+
 def _before(reversed_head: str) -> Optional[tuple]:
     """(shape, label, unit in brackets or None) from the reversed text before a number, or None."""
     for shape, rx in _BEFORE:
@@ -497,6 +510,9 @@ def _before(reversed_head: str) -> Optional[tuple]:
         if m is not None:
             unit = m["unit"][::-1] if shape == "bracket" else None
             label = m["label"][::-1]
+            if unit == "s" and _PLURAL_NOUN.search(label) is not None and _unit_kind(None, label)[1] != "duration":
+                # "core(s) = 16": a plural glued to its noun, no seconds ("Time to First Token(s): 0.11" is in them)
+                shape, label, unit = "pair", f"{label}(s)", None
             if shape == "bracket" and m.groupdict().get("stat"):
                 label = f"{label} {m['stat'][::-1]}"
             if reversed_head[m.end():m.end() + 1] in ("=", ":") and " " in label.strip():
@@ -922,7 +938,8 @@ class LineShapes:
                 taken.append(m.span())
             else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
                 taken.append((m.start(), m.end("unit")))
-        if ", " in s and not taken and s[-1:].isdigit() and "=" not in s and (bare := _BARE_LIST.search(s)) is not None:
+        if "," in s and not taken and s.rstrip(",")[-1:].isdigit() and "=" not in s \
+                and (bare := _BARE_LIST.search(s)) is not None and _listed(bare["items"]):
             if bare.start() == 0:  # the line is the list; after other text ("[Gemm2] Tuning sequence: 8, 16, …"),
                 head = _label(bare["label"])  # a tool's settings, most likely: left unread
                 for i, item in enumerate(bare["items"].split(",")[:LIST_ITEMS]):

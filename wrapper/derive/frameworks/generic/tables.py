@@ -197,6 +197,35 @@ def _read_by_column(cell: str, name: str) -> str:
     return cell
 
 
+# A column of two statistics of one figure, their cells "mean/std" ("| tok/s mean/std |" over "| 37.42/1.48 |",
+# "| rate mean/std |" over "| 92.15%/1.84% |"): read as two columns, "tok/s mean" and "tok/s std"
+_STAT_PAIR = LazyPattern(r"(?P<what>.*?)\s*\b(?P<a>mean|avg|average|median|min|p50)\s*/\s*"
+                         r"(?P<b>std|stdev|stddev|sd|max|p9[059]|p99\.9)", re.I)
+
+
+def _paired_names(header: list) -> list:
+    """``header`` with each column of a statistics pair (``_STAT_PAIR``) made two."""
+    names = []
+    for name in header:
+        m = _STAT_PAIR.fullmatch(name)
+        names += [name] if m is None else [f"{m['what']} {m['a']}".strip(), f"{m['what']} {m['b']}".strip()]
+    return names
+
+
+def _split_pairs(header: list, cells: list) -> list:
+    """A row's cells with each one under a statistics pair's column split at its "/" (an empty second cell when
+    it holds none: "-", "n/a" stays the first)."""
+    out = []
+    for name, cell in zip(header, cells):
+        if _STAT_PAIR.fullmatch(name) is None:
+            out.append(cell)
+        elif cell.count("/") == 1:
+            out += [part.strip() for part in cell.split("/")]
+        else:
+            out += [cell, ""]
+    return out
+
+
 def _compound(cell: str) -> Optional[tuple]:
     """A table cell holding more than one figure, or one with a word: (its value, as ``_CELL_VALUE`` reads a plain
     cell, (its label suffix, [(label suffix, number), …] of the others)), or None. "37.9 -> 37.6 (Max 38.1)" is
@@ -780,6 +809,8 @@ class TableShapes:
         """The names over a row's cells: the open header (or none), a corner added when it has one cell fewer and
         the row opens with its name ("                | Inference time (1x128) | …", torch.utils.benchmark's Compare)."""
         header = self._header or [""] * len(cells)
+        if len(header) < len(cells) and any("/" in name for name in header):
+            header = _paired_names(header)  # "tok/s mean/std" over "37.42/1.48": two columns (``_split_pairs``)
         return [""] + header if len(header) == len(cells) - 1 and values[0] is None else header
 
     def _cells(self, s: str) -> list:
@@ -789,6 +820,8 @@ class TableShapes:
             cells = [""] + cells  # a pipe-less row whose first cell was taken for a compose prefix ("fp16 | 494.7 | …")
         if self._header is not None and len(self._header) == len(cells):
             cells = [_read_by_column(c, n) if c else c for c, n in zip(cells, self._header)]
+            if any("/" in name for name in self._header):
+                cells = _split_pairs(self._header, cells)
         return cells
 
     def _row_fractions(self, header: list, fractions: list, row: Optional[str], line: str, routed: bool) -> None:
