@@ -2483,3 +2483,20 @@ def test_kubernetes_sizes_and_a_plural_in_brackets():
                    for f, _ in run.figures)
     (run,) = read("Average Time to First Token(s): 0.11")
     assert [(f.value, f.unit) for f, _ in run.figures] == [(0.11, "s")]
+
+
+def test_a_claimed_log_reads_a_line_shape_only_so_many_times():
+    # a server's lines repeat by the million: once a family claims the log, the general reader reads each shape
+    # (the line without its digits) SHAPE_READS times; a progress bar's redraws still count to its last; a log no
+    # family claims is read whole (its figures are its records)
+    timing = ["prompt eval time =      71.00 ms /     1 tokens (   71.00 ms per token,    14.08 tokens per second)",
+              "       eval time =    8011.70 ms /   261 tokens (   30.70 ms per token,    32.58 tokens per second)"]
+    queue = [f"queue wait: {k} ms" for k in range(1, 201)]
+    bar = [f"Loading: {k}%|##| {k}/200 [00:0{k % 10}<00:00, 3.{k}it/s]" for k in range(1, 201)]
+    reports = frameworks.parse_lines(["slot print_timing: id  0 | task 1 | "] + timing
+                                     + ["srv  update_slots: all slots are idle"] + queue + bar)
+    waits = [f["value"] for r in reports for f in r["figures"] if f["label"] == "queue wait"]
+    assert reports[0]["framework"] == "llama-server" and waits == list(range(1, frameworks.SHAPE_READS + 1))
+    assert 200 in [f["value"] for r in reports for f in r["figures"] if "Loading" in f["label"]]
+    (rep,) = frameworks.parse_lines(queue)
+    assert rep["framework"] == "unknown" and len([f for f in rep["figures"] if f["label"] == "queue wait"]) == 200

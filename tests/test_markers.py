@@ -41,6 +41,22 @@ def test_marker_split_across_reads_is_stamped_with_completing_chunk():
     assert tracker.ready.text == "model loaded"
 
 
+def test_a_marker_that_spans_lines_still_matches_across_reads():
+    # a regex that may match a newline is searched over the whole window; one that can't, from its line's start
+    from wrapper.derive.markers import line_bound
+
+    spec = compile_marker("--ready", "ready", r"loaded\s+ok", ERR)
+    assert not line_bound(spec.pattern) and line_bound(compile_marker("--ready", "ready", "model loaded").pattern)
+    tracker = PhaseTracker(spec, [], TokenRule())
+    tracker.feed(Chunk(10, ERR, b"weights loaded\n" + b"x" * 500))
+    tracker.feed(Chunk(20, ERR, b"\nok\n"))
+    assert tracker.ready is None  # "x" * 500 stands between
+    tracker = PhaseTracker(spec, [], TokenRule())
+    tracker.feed(Chunk(10, ERR, b"weights loaded\n"))
+    tracker.feed(Chunk(20, ERR, b"ok\n"))
+    assert tracker.ready.t_ns == 20 and tracker.ready.text == "loaded\nok"
+
+
 def test_marker_only_watches_its_stream():
     spec = compile_marker("--ready", "ready", r"ready", OUT)
     tracker = PhaseTracker(spec, [], TokenRule())

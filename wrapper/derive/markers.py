@@ -7,6 +7,7 @@ is stamped with the chunk that completes it, while memory stays bounded for any 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -33,6 +34,17 @@ class MarkerSpec:
 
     def watches(self, stream: str) -> bool:
         return self.stream == ANY or self.stream == stream
+
+
+# What lets a regex match a newline: one itself, \s, \W, \D, a negated class, DOTALL; a regex with none of them
+# matches within one line, so a read is searched from the start of the line it ends, not over the whole window
+_SPANS_LINES = re.compile(r"\\[nsWDvf]|\\x0[aA]|\\0?12|\\u000[aA]|\[\^|\(\?[aiLmux]*s|\n")
+
+
+@functools.lru_cache(maxsize=256)
+def line_bound(pattern: re.Pattern) -> bool:
+    """Whether ``pattern`` can only match within one line (``_SPANS_LINES``)."""
+    return not pattern.flags & re.DOTALL and _SPANS_LINES.search(pattern.pattern) is None
 
 
 def compile_marker(option: str, name: str, regex: str, stream: str = ANY) -> MarkerSpec:
@@ -226,7 +238,11 @@ class PhaseTracker:
         for spec in self._pending:
             if spec.name in self.found:
                 continue
-            match = spec.pattern.search(window) if spec.watches(stream) else None
+            if spec.watches(stream):  # a match the window's old part held alone was found in the read before
+                start = window.rfind("\n", 0, new_from) + 1 if line_bound(spec.pattern) else 0
+                match = spec.pattern.search(window, start)
+            else:
+                match = None
             if match is None:
                 still.append(spec)
                 continue

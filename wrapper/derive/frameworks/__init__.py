@@ -204,6 +204,12 @@ HOLD_REPORTS = 1_000
 # until lines of its shape gave nothing this many times; at most MAX_SHAPES shapes are tracked.
 VET_TRIES = 4
 MAX_SHAPES = 4096
+# Once a family has claimed the log, the general reader reads a line of one shape (its text without digits) at most
+# this many times: a server's request lines repeat by the million and past their first few give only the same
+# labels again (the family's own records carry every request). A progress bar's redraws are not counted (its last
+# one holds the bar's totals), nor a table's rows (an open table is read whole).
+SHAPE_READS = 64
+_BAR_MARKS = ("%|", "/s]", "s/it]", "\u2588")
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 _NONE_SHOWN: frozenset = frozenset()
 
@@ -244,6 +250,7 @@ class StreamParser:
         self._claimer = self._parsers[0].NAME if self._claimed else None  # the family that claimed it first
         self._figure_gate = generic.GATE.search
         self._vet_left: dict = {}  # a held line's shape -> tries left before such lines are not held any more
+        self._shape_reads: dict = {}  # a line's shape -> times the general reader read it in a claimed log
         self._build_routes()
 
     def _build_routes(self) -> None:
@@ -317,7 +324,8 @@ class StreamParser:
             self._self_name.feed(line)
         m = self._gate_search(line)
         if m is None and not self._greedy:
-            if self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS)):
+            if self._reading_figures() and (self._figures.open or self._fresh_shape(line)
+                                            and self._figure_gate(line, 0, generic.GATE_CHARS)):
                 self._figures.feed(_strip_text(line))
             return  # the common case, kept to one or two regex searches
         body = line.rstrip("\r\n")
@@ -401,7 +409,8 @@ class StreamParser:
     def _read_figures(self, line: str, text: str, targets, shown: frozenset, family_line: bool) -> str | None:
         """The general reader's part of ``_feed``, before the families read the line: the line's shape when the
         reader holds its figures for ``_settle`` (a line some family is shown), else None."""
-        if not (self._reading_figures() and (self._figures.open or self._figure_gate(line, 0, generic.GATE_CHARS))):
+        if not (self._reading_figures() and (self._figures.open or self._fresh_shape(line)
+                                             and self._figure_gate(line, 0, generic.GATE_CHARS))):
             return None
         # A line the claiming family reads: only the values it leaves are kept (``settle``).
         held = self._hold(text, targets) if shown and (family_line or not self._claimed) else None
@@ -428,6 +437,23 @@ class StreamParser:
         if has_warning(line, start) is not None and (kind := warn_rules.classify(text)) is not None:
             for p in self._all:
                 p.warn(kind, raw)
+
+    def _fresh_shape(self, line: str) -> bool:
+        """Whether the general reader is to read this line (SHAPE_READS; its shape is the line's as given, prefixes
+        and all, without digits): always in a log no family claimed (its figures are the log's records) and on a
+        progress bar's redraws. (An open table's rows are read whatever this says.)"""
+        if not self._claimed or any(mark in line for mark in _BAR_MARKS):
+            return True
+        shape = line.translate(_NO_DIGITS)
+        reads = self._shape_reads.get(shape)
+        if reads is None:
+            if len(self._shape_reads) < MAX_SHAPES:
+                self._shape_reads[shape] = 1
+            return True
+        if reads >= SHAPE_READS:
+            return False
+        self._shape_reads[shape] = reads + 1
+        return True
 
     def _hold(self, text: str, targets) -> str | None:
         """Before a line some family is shown goes to the general reader: have the reader hold its figures for
