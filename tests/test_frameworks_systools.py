@@ -75,3 +75,19 @@ def test_rocm_smis_current_clock_level_only():
                    "GPU[0] : 2: 1200Mhz", "GPU[0] :", "GPU[0] : Supported PCIe frequencies on GPU0",
                    "GPU[0] : 0: 16.0GT/s x16 *"])
     assert got == [("GPU 0 dcefclk current", 480, "MHz"), ("GPU 0 PCIe current", 16, "GT/s")]
+
+
+def test_go_test_bench_rows():
+    # go test -bench over a Go binding's llama.cpp inference (hybridgroup/yzma, 2025): iterations, then each
+    # "number unit" pair, the benchmark's own tokens/s among them; the usual tab-separated row too
+    assert figures(["BenchmarkInference-32                 99         110913774 ns/op               270.5 tokens/s"]) \
+        == [("BenchmarkInference-32 iterations", 99, None), ("BenchmarkInference-32", 110913774, "ns/op"),
+            ("BenchmarkInference-32", 270.5, "tokens/s")]
+    got = figures(["BenchmarkFoo-8   \t 1000000\t      1234 ns/op\t     128 B/op\t       2 allocs/op"])
+    assert got[2:] == [("BenchmarkFoo-8 bytes/op", 128, "B"), ("BenchmarkFoo-8 allocs/op", 2, None)]
+
+
+def test_a_note_pointing_back_at_a_figure():
+    # ollama-benchmark's README (cloudmercato, 2024): "prompt_eval_rate_mean: 198.05…  <-- Valuable"
+    assert [v for _, v, _ in figures(["  prompt_eval_rate_mean: 198.05534409021422  <-- Valuable"])] \
+        == [198.05534409021422]

@@ -569,6 +569,9 @@ def _bracketed(label: str, words: str) -> str:
 _NUMPY_SCALAR = LazyPattern(r"\bnp\.(?:float|u?int)(?:16|32|64)\(([-+]?\d[\d.]*(?:[eE][-+]?\d+)?)\)")
 
 
+_POINTED_NOTE = LazyPattern(r"(?<=\d)\s+<-{1,3}\s+[^\d<>]*$")
+
+
 def _normalized(text: str) -> str:
     """A line as the shapes read it (quoting, box bars and full-width punctuation made plain), or "" for a line
     that is noise as a whole."""
@@ -605,6 +608,8 @@ def _normalized(text: str) -> str:
         stripped = _SLOG_FIGURE.sub(r"\1", stripped)  # as text ('msg="total blobs: 36"')
     if '"=' in stripped:  # a logfmt key with spaces, quoted (Go's slog, ollama: "attention MiB"=1024): one word
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
+    if " <-" in stripped:  # a note pointing back at the figure ("prompt_eval_rate_mean: 198.06  <-- Valuable")
+        stripped = _POINTED_NOTE.sub("", stripped)
     return stripped
 
 

@@ -154,6 +154,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
+                  r"|(?<=[0-9])[ \t]+<-{1,3}[ \t]"  # a note pointing back at a figure: "rate_mean: 198.06  <-- Valuable"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*$"  # "Throughput values: 62.75, 63.09, …"
                   r"|(?<=':)\s*[-+]?[0-9]"  # a Python dict's members: "'n_saved': 243,"
                   r"|(?<=Int\([0-9]|ble\([0-9])"  # an OpenTelemetry attribute: "-> gen_ai.usage.prompt_tokens: Int(24)"

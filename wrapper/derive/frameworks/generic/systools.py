@@ -53,6 +53,12 @@ _CURL_ROW = LazyPattern(
     r"(?P<px>\d{1,3})\s+(?P<xferd>" + _CURL_SIZE + r")\s+(?P<dload>" + _CURL_SIZE + r")\s+(?P<upload>" + _CURL_SIZE
     + r")\s+" + _CURL_TIME + r"\s+(?P<spent>" + _CURL_TIME + r")\s+" + _CURL_TIME + r"\s+(?P<speed>" + _CURL_SIZE + ")")
 
+# go test -bench: "BenchmarkInference-32   99   110913774 ns/op   270.5 tokens/s": its name, how many iterations,
+# then its figures per operation and any it reports itself (read as any "number unit" pairs are)
+_GO_BENCH = LazyPattern(r"(?P<name>Benchmark\S*)\s+(?P<n>\d+)\s+(?=[-+]?\d+(?:\.\d+)?\s+\S+/op\b)")
+
+_GO_PAIR = LazyPattern(r"([-+]?\d+(?:\.\d+)?)\s+(\S+)")
+
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
@@ -71,7 +77,8 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 
 class SystemToolShapes:
-    """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels."""
+    """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
+    benchmark iterations."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
@@ -87,6 +94,8 @@ class SystemToolShapes:
             return True
         if s.startswith(("top - ", "Tasks:", "%Cpu", "Cpu(s)")) or s[1:8] in ("iB Mem ", "iB Swap") or s[1:7] == "iB Mem":
             return self._top_summary(s, line, routed)
+        if first == "B" and "/op" in s and (bench := _GO_BENCH.match(s)) is not None:
+            return self._go_bench(bench, s, line, routed)
         if first == "G" and s[-1] == "*" and (level := _ROCM_LEVEL.fullmatch(s)) is not None:
             return self._rocm_level(level, line, routed)
         if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
@@ -97,6 +106,20 @@ class SystemToolShapes:
             self._add(f"{mount} use", df["use"], "%", line, routed)
             return True
         return False
+
+    def _go_bench(self, bench, s: str, line: str, routed: bool) -> bool:
+        """go test -bench's row: its iterations, then each "number unit" pair ("1234 ns/op", "128 B/op",
+        "2 allocs/op", a benchmark's own "270.5 tokens/s")."""
+        name = bench["name"]
+        self._add(f"{name} iterations", bench["n"], None, line, routed, bare=True)
+        for num, unit in _GO_PAIR.findall(s, bench.end()):
+            if unit == "B/op":  # memory allocated per operation
+                self._add(f"{name} bytes/op", num, "B", line, routed)
+            elif unit == "allocs/op":
+                self._add(f"{name} allocs/op", num, None, line, routed, bare=True)
+            else:
+                self._add(name, num, unit, line, routed)
+        return True
 
     def _free_columns(self) -> tuple:
         """free's column names from its header above (``free -w`` splits buff/cache in two), else procps' own."""
