@@ -343,3 +343,34 @@ def test_lines_are_counted_as_splitlines_splits_them(tmp_path, monkeypatch):
     path = tmp_path / "mixed.log"
     path.write_bytes(data)
     assert filelines.FileLines(str(path)).count() == len(data.decode("utf-8", "surrogateescape").splitlines())
+
+
+def test_a_timed_log_waiting_for_its_ready_line_skips_what_cannot_change_the_record(tmp_path, monkeypatch):
+    """Past the load window (4 MiB; 64 KiB here), a timed log's lines that no pending marker's regex finds go unread
+    until one does (``PhaseTracker.waiting``), but for their count and bytes: the records are those of reading every
+    line, with the ready line found after them, with no ready line at all, and with a ready regex that needs its
+    line's start (then every line is read)."""
+    from wrapper import api
+    from wrapper.derive import loadsteps
+    from wrapper.derive.markers import PhaseTracker
+    from wrapper.sources import analyze
+
+    monkeypatch.setattr(analyze, "watcher_for", lambda prep: loadsteps.LoadWatcher(limit_bytes=64 << 10))
+    unread = []
+    monkeypatch.setattr(PhaseTracker, "unread", lambda self, stream, lines, data_bytes, real=PhaseTracker.unread: (
+        unread.append(lines), real(self, stream, lines, data_bytes)))
+    body = [f"2025-04-16T17:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 100:02d}0000Z worker {i}: queue=3 "
+            f"{'é' if i % 11 == 0 else ''}busy" for i in range(8000)]
+    tail = ["2025-04-16T17:59:59.990000Z model ready to serve", "2025-04-16T17:59:59.995000Z hello",
+            "2025-04-16T17:59:59.999000Z world"]
+    for n, (lines, ready, skips) in enumerate([(body + tail, "ready to serve", True), (body, "ready to serve", True),
+                                               (body + tail, "^model ready", False)]):
+        path = tmp_path / f"t{n}.log"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        fast = api.analyze([str(path)], ready=ready, profile="generic")
+        assert (unread.pop() > 4000) == skips
+        with monkeypatch.context() as m:
+            m.setattr(PhaseTracker, "waiting", lambda self: None)
+            every = api.analyze([str(path)], ready=ready, profile="generic")
+        assert unread.pop() == 0 and fast == every
+        assert (fast[-1]["markers"]["ready"] is not None) == (lines is not body)

@@ -47,6 +47,18 @@ def line_bound(pattern: re.Pattern) -> bool:
     return not pattern.flags & re.DOTALL and _SPANS_LINES.search(pattern.pattern) is None
 
 
+# What ties a match to where a line's text starts: with none of them, a regex that matches a line's text after its
+# prefixes matches the line as given too
+_ANCHORED = re.compile(r"\^|\\[AbB]|\(\?<")
+
+
+@functools.lru_cache(maxsize=256)
+def found_in_raw_line(pattern: re.Pattern) -> bool:
+    """Whether searching a log line as given (prefixes and all) finds ``pattern`` wherever searching its text
+    after the prefixes would: within one line (``line_bound``) and tied to no start (``_ANCHORED``)."""
+    return line_bound(pattern) and _ANCHORED.search(pattern.pattern) is None
+
+
 def compile_marker(option: str, name: str, regex: str, stream: str = ANY) -> MarkerSpec:
     """Compile a marker; a bad regex raises ValueError naming the option (the CLI turns it into exit 2)."""
     if stream not in (OUT, ERR, ANY):
@@ -356,6 +368,21 @@ class PhaseTracker:
         """True once every marker is found and each further chunk would only count as a token."""
         return (not self._pending and self._counting and self._tokens.end is None and not self._ended
                 and self.think.done)
+
+    def waiting(self) -> Optional[tuple]:
+        """The pending markers' regexes, when a line none of them matches changes nothing this tracker reports: the
+        ready marker not seen yet and the tokens waiting for it (they are not counted before it), every pending
+        regex ``found_in_raw_line``. Such lines may go unread (analyze, ``unread``); else None."""
+        if self._ready_spec is None or "ready" in self.found or self._restart_on_ready or not self._pending:
+            return None
+        patterns = tuple(spec.pattern for spec in self._pending)
+        return patterns if all(found_in_raw_line(p) for p in patterns) else None
+
+    def unread(self, stream: str, lines: int, data_bytes: int) -> None:
+        """Count ``lines`` of ``data_bytes`` that went unread while ``waiting``: in the stream's bytes, and as that
+        many reads (a timed log's lines of one time are one read: the count of reads is an upper bound then)."""
+        self.stream_bytes[stream] += data_bytes
+        self.stream_reads[stream] += lines
 
     def fast_forward(self, chunks: int, last_t_ns: Optional[int], last_data: bytes = b"") -> None:
         """Count ``chunks`` more token chunks ending at ``last_t_ns`` (whose bytes were ``last_data``) without

@@ -13,6 +13,7 @@ input's wall-clock anchor and aggregated per phase under ``resources``, as in a 
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import logging
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
 from ..derive import frameworks
+from ..derive.frameworks.prefixes import text_bytes
 from ..errors import UsageError
 from . import inputs
 from .capture import SUFFIX, Capture, CaptureError, read_capture
@@ -177,6 +179,11 @@ def _from_cast(path: str, lines: Iterable[tuple[int, str]], header: dict) -> Obs
                     header=header, warnings=[RunWarning("streams_merged", "asciinema merges stdout and stderr: markers watch both")])
 
 
+# After lines of a timed log went unread (``_TimedLines.waiting``), this many of the last are read all the same: the
+# tracker's last lines and its window then hold what they would have held
+REPLAY_LINES = 64
+
+
 class _TimedLines:
     """Chunks of a timed log, made lazily: one per run of lines with the same printed time.
 
@@ -189,11 +196,34 @@ class _TimedLines:
         self._lines = lines
         self._stamp = stamp  # line -> (text without its prefix, ns since the log's origin or None)
         self._next = 0
+        # set by the reader between chunks (``PhaseTracker.waiting``): regexes of which a line that matches none
+        # changes nothing; such lines go unread but for their count and their bytes after the prefixes
+        self.waiting: Optional[tuple] = None
+        self.unread_lines = 0
+        self.unread_bytes = 0
+
+    def _fed(self) -> Iterator[tuple]:
+        """(index, line) of the lines to stamp: all of them but those that went unread while ``waiting``, of which
+        the last REPLAY_LINES before the next line a regex finds (or the end) are read after all."""
+        recent: collections.deque = collections.deque()
+        for index, line in enumerate(self._lines):
+            waiting = self.waiting
+            if waiting is not None and type(line) is str and not any(p.search(line) for p in waiting):
+                if len(recent) == REPLAY_LINES:
+                    self.unread_lines += 1
+                    self.unread_bytes += text_bytes(recent.popleft()[1]) + 1
+                recent.append((index, line))
+                continue
+            while recent:
+                yield recent.popleft()
+            yield index, line
+        while recent:
+            yield recent.popleft()
 
     def __iter__(self):
         current_t, pending = None, []
         index = 0
-        for index, line in enumerate(self._lines):
+        for index, line in self._fed():
             rest, t_ns = self._stamp(line)
             if t_ns is not None:
                 if current_t is not None and t_ns != current_t and pending:
@@ -461,11 +491,16 @@ def analyze_observed(obs: Observed, config: RunConfig, side: SideFiles, framewor
     feeder = None if reported is not None else LineFeeder(
         framework or (prep.profile.framework if not prep.candidates else None))
     consume = Consumer(tracker, feeder, watcher=watcher_for(prep))
+    timed = obs.chunks if isinstance(obs.chunks, _TimedLines) else None
+    watcher = consume.watcher
     for chunk in obs.chunks:
         consume(chunk)
         if feeder is None and tracker.settled:
             break
-    if isinstance(obs.chunks, _TimedLines):
+        if timed is not None and feeder is None and (watcher is None or not watcher.active):
+            timed.waiting = tracker.waiting()
+    if timed is not None:
+        tracker.unread(OUT, timed.unread_lines, timed.unread_bytes)
         left, last_ns = obs.chunks.rest()
         tracker.fast_forward(left, last_ns)
         obs.end_ns = tracker.last_token.t_ns if tracker.last_token is not None else last_ns

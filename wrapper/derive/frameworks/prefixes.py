@@ -195,6 +195,15 @@ def _uncommented(text: str) -> str:
     return text[2:] if text.startswith("# |") else text
 
 
+def text_bytes(line: str) -> int:
+    """How many bytes ``strip_prefix(line)[0]`` is in UTF-8 (as a chunk of a timed log holds it), without working
+    out the time."""
+    line = line.rstrip("\r\n")
+    pos, _ = _layers(line)
+    text = _uncommented(line[pos:] if pos else line)
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+
+
 def strip_text(line: str) -> str:
     """``strip_prefix(line)[0]`` without working out the time (the parsers' hot path)."""
     line = line.rstrip("\r\n")
