@@ -2500,3 +2500,14 @@ def test_a_claimed_log_reads_a_line_shape_only_so_many_times():
     assert 200 in [f["value"] for r in reports for f in r["figures"] if "Loading" in f["label"]]
     (rep,) = frameworks.parse_lines(queue)
     assert rep["framework"] == "unknown" and len([f for f in rep["figures"] if f["label"] == "queue wait"]) == 200
+
+
+def test_thousands_of_tokens_with_a_lower_case_k():
+    # lmstats' summary of LM Studio's server logs (its README, 2024): "Prompt: 345.6k" under "Total Tokens: 1.2M";
+    # a lower-case k is a thousand of a counted thing only, never a size ("10k push/pop" in a heap's row)
+    reports = frameworks.parse_lines(["  Total Tokens:      1.2M", "    Prompt:          345.6k",
+                                      "    Completion:      874.3k"])
+    assert [(f["label"], f["value"]) for f in reports[0]["figures"]] == [
+        ("Total Tokens", 1200000), ("Prompt", 345600), ("Completion", 874300)]
+    (run,) = read("| Priority-queue throughput (lazy-deletion heap) | 10k push/pop in < 50 ms | CPU |")
+    assert not any(f.unit == "KiB" for f, _ in run.figures)

@@ -77,7 +77,7 @@ _SIZE_UNITS = frozenset(("B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB"
 
 # A number's magnitude glued after it, with no unit ("75.3K", "176M"): thousands, millions, ... of what its label
 # counts, or, of nothing counted, binary multiples of bytes as top, free -h, du -h and ls -lh print them.
-MAGNITUDES = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+MAGNITUDES = {"K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}  # "345.6k" tokens as "75.3K"
 
 
 # A tokenizer, not tokens: "tokenizer_init", "tokenize" count nothing (a label may name both: "tokenized tokens").
@@ -109,7 +109,7 @@ _NUM_OR_BARE_FRACTION = "(?:" + _NUM + r"|(?<![\w.])\.\d+(?=\s*" + _UNIT + "))"
 
 # A label's value may carry a bare magnitude ("rss=176M", "Prompt tokens: 75.3K"; ``MAGNITUDES``); a table's cell
 # may not: there "1K", "30K" name a row (a prompt's size), "16225M" a device's.
-_UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KMGT](?![\w/=.]))"
+_UNIT_OR_MAGNITUDE = "(?:" + _UNIT + r"|(?<=\d)[KkMGT](?![\w/=.]))"
 
 
 # "85.41 +/- 2.67 ms / token", "1287.54 ± 66.23": the spread after a value, in the unit printed after both.
@@ -242,6 +242,9 @@ _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 
 
 # Unitless figures that are counts by their label, besides tokens and requests.
+# a count of thousands or millions with no noun but the side of a request it counts ("Prompt: 345.6k" under
+# "Total Tokens: 1.2M", an LM Studio log summary's): tokens
+_TOKEN_SIDES = frozenset(("prompt", "completion", "input", "output", "generated", "generation"))
 _COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
                        r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b|\b(?:running|waiting|remaining|pending|queued) reqs?$|^iterations$"
                        r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
@@ -333,8 +336,10 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
         return "%", "percent"
     if unit in MAGNITUDES:  # "75.3K" tokens: thousands of them; "rss=176M" (top, free -h): a size in MiB
         low = label.lower()
-        if "token" in low or "request" in low or _COUNTED.search(low) is not None:
+        if "token" in low or "request" in low or _COUNTED.search(low) is not None or low in _TOKEN_SIDES:
             return unit, "count"
+        if unit == "k":  # a thousand of a counted thing; no tool prints a size so ("10k push/pop" under "… heap")
+            return None, None
         sized = _MEMORY.search(low) or _STORED_SIZE.search(low)  # "rss=176M", "total_size = 8.0G"
         return (unit + "iB", "size") if sized else (None, None)  # "4750G", "128K": names
     if unit in _SET_UNITS:
