@@ -2511,3 +2511,31 @@ def test_thousands_of_tokens_with_a_lower_case_k():
         ("Total Tokens", 1200000), ("Prompt", 345600), ("Completion", 874300)]
     (run,) = read("| Priority-queue throughput (lazy-deletion heap) | 10k push/pop in < 50 ms | CPU |")
     assert not any(f.unit == "KiB" for f, _ in run.figures)
+
+
+def test_rich_progress_bars_chinese_units_and_python_loggings_prefix():
+    # GuideLLM's rich bar (vllm-project/guidellm PR #73); rich's default columns; a Chinese pressure test's summary
+    # under Python logging's "%(asctime)s - %(levelname)s - %(message)s" (vllm-project/vllm-ascend issue #1427)
+    reports = frameworks.parse_lines(["  Generating report... ━━━━━━━━━━━━━━━━━━ (1/1) [ 0:01:40 < 0:00:00 ]",
+                                      "Downloading ━━━━━━━━━━━━━━━╺━━━━ 75% 0:00:03"])
+    got = {(f["label"], f["value"], f["unit"]) for f in reports[0]["figures"]}
+    assert {("Generating report done", 1, "iterations"), ("Generating report out of", 1, "iterations"),
+            ("Generating report elapsed", 100, "s"), ("Downloading progress", 75, "%"),
+            ("Downloading remaining", 3, "s")} <= got
+    reports = frameworks.parse_lines(["2025-06-25 16:47:28,987 - INFO - 总耗时: 135.42 秒",
+                                      "2025-06-25 16:47:28,987 - INFO - 平均吞吐量: 1.48 请求/秒",
+                                      "2025-06-25 16:47:28,987 - INFO - 监控间隔: 5 秒"])
+    assert [(f["label"], f["value"], f["unit"]) for f in reports[0]["figures"]] == [
+        ("总耗时", 135.42, "s"), ("平均吞吐量", 1.48, "req/s")]  # an interval (间隔) is a setting
+
+
+def test_a_vllm_metrics_line_its_family_cannot_read_is_the_general_readers():
+    # vllm-ascend (issue #10401): a terminal's wrap broke "throughput" and indented the rest; vLLM's own regex reads
+    # no such line, so its figures are the general reader's (the requests counts in "reqs" among them)
+    (rep,) = frameworks.parse_lines([
+        "(APIServer pid=109) INFO:     Application startup complete.",
+        "(APIServer pid=109) INFO 06-10 08:07:33 [loggers.py:271] Engine 000: Avg prompt throughput: 12.7 tokens/s, "
+        "Avg generation thr                        oughput: 0.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV "
+        "cache usage: 0.7%, Prefix cache hit rate: 0.0%"])
+    got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
+    assert {("Avg prompt throughput", 12.7, "tokens/s"), ("Running", 1, "requests"), ("GPU KV cache usage", 0.7, "%")} <= got

@@ -79,6 +79,19 @@ def test_a_serving_report_opening_with_total_requests_is_not_vllms():
     assert {(f["label"], f["value"]) for f in rep["figures"]} >= {("Total requests", 1000), ("Successful requests", 1000)}
 
 
+def test_a_serving_report_with_fastdeploys_decode_section_takes_back_vllms_evidence():
+    # PaddlePaddle/FastDeploy pull request (2026-04, held-out round 136): its copy of the serving benchmark prints
+    # vLLM's first lines, then a decode-speed section vLLM's report never holds: the log is no vLLM's
+    report = ["============ Serving Benchmark Result ============", "Successful requests:                     2000",
+              "Benchmark duration (s):                  238.91", "Request throughput (req/s):              8.371",
+              "-------------------\u89e3\u7801\u901f\u5ea6(tok/s)--------------------",
+              "Mean Decode:                             24.05", "Median Decode:                           23.39"]
+    assert parse_lines(report[:4])[0]["framework"] == "vllm"
+    (rep,) = parse_lines(report)
+    assert rep["framework"] == "unknown"
+    assert {(f["label"], f["value"]) for f in rep["figures"]} >= {("Mean Decode", 24.05), ("Successful requests", 2000)}
+
+
 def test_a_scripts_number_of_requests_line_is_no_evidence_of_tensorrt_llm():
     # ollama issue (2026-03, held-out round 75): a user's benchmark.py against a llamafile server prints
     # "Number of requests: 5", a line TensorRT-LLM's benchmark prints too; alone it claims nothing

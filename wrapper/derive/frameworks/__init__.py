@@ -590,10 +590,15 @@ class StreamParser:
 
 
 def _periodic(text: str, parsers) -> bool:
-    """Whether ``text`` is one of the periodic lines (``base.Periodic``) of one of ``parsers``: not when a
-    progress bar is glued before it (a paste that lost the bar's carriage return: "Processed prompts:   0%|  |
-    47/10000 [00:35<42:17, 3.92it/s, …]INFO … Avg prompt throughput: …"), whose figures are the general reader's."""
-    return any(p.key in text for t in parsers for p in getattr(t, "PERIODIC", ())) and "%|" not in text
+    """Whether ``text`` is one of the periodic lines (``base.Periodic``) of one of ``parsers``, as its family's
+    own regex reads it: not when a progress bar is glued before it (a paste that lost the bar's carriage return:
+    "Processed prompts:   0%|  | 47/10000 [00:35<42:17, 3.92it/s, …]INFO … Avg prompt throughput: …") nor when
+    the regex does not read it (a terminal's wrap broke a word: "Avg generation thr      oughput"): its figures are
+    then the general reader's."""
+    if "%|" in text:
+        return False
+    kinds = [p for t in parsers for p in getattr(t, "PERIODIC", ()) if p.key in text]
+    return bool(kinds) and any(p.figures.search(text.encode("utf-8", "surrogateescape")) for p in kinds)
 
 
 def _prefixes():

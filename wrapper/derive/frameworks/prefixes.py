@@ -57,7 +57,9 @@ _ANSI = r"(?P<ansi>\x1b\[[0-9;]*m)"
 _COMPOSE = r"(?P<compose>(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-]*\s+\|\ )"  # a name has a letter: "4096 | 199.1 |" is a table's row
 _SYSLOG = r"(?P<syslog>[A-Za-z][a-z]{2}(?:[^\W\d_]{0,2}\.)?\ [\ \d]\d\ \d\d:\d\d:\d\d(?:\.\d+)?(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ )"
 _ISO = (r"(?P<iso>(?:time=)?(?P<ib>\[)?(?P<Y>\d{4})-(?P<M>\d\d)-(?P<D>\d\d)[T\ ](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
-        r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +(?:\|\ +(?!.*\|\s*$))?)")
+        r"(?:[.,](?P<f>\d+))?(?P<tz>Z|[+-]\d\d(?::?\d\d)?)?(?(ib)[^\]]*\])(?:\ \S+\ [\w.@/-]+\[\d+\]:)?\ +(?:\|\ +(?!.*\|\s*$))?"
+        # Python logging's "%(asctime)s - %(name)s - %(levelname)s - %(message)s" (the name optional)
+        r"(?:-\ (?:[\w.]+\ -\ )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\ -(?:\ +|$))?)")
 _GOLOG = (r"(?P<golog>(?P<gY>\d{4})/(?P<gM>\d\d)/(?P<gD>\d\d)\ (?P<gh>\d\d):(?P<gmi>\d\d):(?P<gs>\d\d)"
           r"(?:\.(?P<gf>\d+))?\ )")
 _LLAMA = r"(?P<llama>(?P<lm>\d+)\.(?P<ls>\d\d)\.(?P<lms>\d{3})\.(?P<lus>\d{3})(?:\ [IWEDN](?=\ |$))?\ ?)"

@@ -60,8 +60,10 @@ NAME = "vllm"
 # "Benchmark duration (s):"): its evidence, where other load testers print the same header above other labels.
 _BENCH_OWN = ("successful_requests", "benchmark_duration_s")
 # Lines vLLM's report never prints inside it: TensorRT-LLM's copy opens with "Total requests:", SGLang's
-# bench_serving names its backend and its traffic rate there (vLLM prints its rate before the run, not in the report)
-_BENCH_FOREIGN = ("total_requests", "backend", "traffic_request_rate")
+# bench_serving names its backend and its traffic rate there (vLLM prints its rate before the run, not in the report),
+# FastDeploy's copy adds a decode-speed section ("Mean Decode:"); met after vLLM's own lines, it takes back the
+# evidence they gave
+_BENCH_FOREIGN = ("total_requests", "backend", "traffic_request_rate", "mean_decode")
 # LLM.generate's bar: "Processed prompts: 100%|…| 1000/1000 [00:41<00:00, 24.1it/s, est. speed input: 24555.79
 # toks/s, output: 22.14 toks/s]" (the rate may be "s/it" on a slow machine); each redraw supersedes the one before.
 _PROCESSED = re.compile(r"Processed prompts:\s*\d+%.*?(\d+)/(\d+) \[.*?est\. speed input: ([\d.]+) toks/s, "
@@ -205,12 +207,13 @@ class Parser(FamilyParser):
     def __init__(self) -> None:
         super().__init__()
         self._bench = serving_bench.Block()
-        self._foreign_bench = False  # this report opened with a line vLLM's never prints: no evidence of vLLM
+        self._foreign_bench = False  # this report holds a line vLLM's never prints: no evidence of vLLM
+        self._bench_evidence = 0  # the evidence this report's own lines gave (taken back by a foreign line)
 
     def feed(self, text: str, line: str) -> None:
         if self._bench.active or serving_bench.HEADER in text:
             if serving_bench.HEADER in text:
-                self._foreign_bench = False
+                self._foreign_bench, self._bench_evidence = False, 0
             taken = self._bench.feed(text, self.runs.current["extra"])
             self.greedy = self._bench.active
             if taken:
@@ -219,8 +222,11 @@ class Parser(FamilyParser):
                 # and TensorRT-LLM's copy of the script opens it with "Total requests:", a line vLLM's never prints
                 if self._bench.last_key in _BENCH_FOREIGN:
                     self._foreign_bench = True
+                    self.evidence -= self._bench_evidence
+                    self._bench_evidence = 0
                 elif self._bench.last_key in _BENCH_OWN and not self._foreign_bench:
                     self.evidence += 1
+                    self._bench_evidence += 1
                 return
         hit = False
         for gate, rx, handler in _RULES:

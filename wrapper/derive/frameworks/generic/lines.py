@@ -357,6 +357,12 @@ _BLOCK_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^%\u2595]*?)[.:\s]*\s(?P<pct>\d{1,3
                          r"(?:\s+(?P<left>(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s))?)?")
 # Rust's indicatif bar, as hf-hub draws a download (mistral.rs, candle, TEI): "tokenizer.json [00:00:00] [████…]
 # 1.76 MiB/1.76 MiB 2.44 MiB/s (0s)": its time so far, size, total, rate and the time it says is left
+# rich's progress bar (GuideLLM, vLLM's and others' CLIs): "Generating report... ━━━━━━━━━━ (1/1) [ 0:01:40 < 0:00:00 ]",
+# its columns as the program chose them: a percentage, how many of how many, the time so far and the time left
+_RICH_BAR = LazyPattern(r"(?P<desc>[A-Za-z][^\u2501\u2578\u257a]{0,80}?)[.:\s]*[\u2501\u2578\u257a]+\s*"
+                        r"(?:(?P<pct>\d{1,3}(?:\.\d+)?)%\s*)?(?:\(?(?P<done>\d+)/(?P<total>\d+)\)?\s*)?"
+                        r"(?:\[?\s*(?P<elapsed>\d+:\d\d(?::\d\d)?)\s*<\s*(?P<left>\d+:\d\d(?::\d\d)?)\s*\]?\s*"
+                        r"|(?P<only>\d+:\d\d(?::\d\d)?)\s*)?$")  # rich's default: the time left alone
 _INDICATIF_BAR = LazyPattern(r"(?P<desc>[\w.-][^\[\]]{0,80}?)\s*\[(?P<elapsed>\d{1,2}(?::\d\d){1,2})\]\s*\[[^\]]*\]\s*"
                              r"(?P<pct>)(?P<done>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]?i?B)\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*"
                              r"(?P<tunit>[KMGT]?i?B)(?:\s+(?P<rate>\d+(?:\.\d+)?)\s*(?P<runit>[KMGT]?i?B/s))?"
@@ -829,7 +835,9 @@ class LineShapes:
     def _block_bar(self, s: str, line: str, routed: bool) -> Optional[str]:
         """A bar of block elements (``_BLOCK_BAR``): "… progress" in %, "… size" done (and "… size out of" the total),
         its rate and the time it says is left ("… remaining"), labelled by its description; what follows it, or None
-        when ``s`` is no such bar."""
+        when ``s`` is no such bar (rich's bar, ``_rich_bar``, is read whole: "")."""
+        if "\u2501" in s and self._rich_bar(s, line, routed):
+            return ""
         m = _BLOCK_BAR.match(s) if "\u2595" in s else None
         if m is None:
             m = _INDICATIF_BAR.match(s) if "] [" in s else None
@@ -849,6 +857,24 @@ class LineShapes:
         if m["left"] is not None:
             self._bar_rate(f"{label} remaining", repr(go_duration_ms(m["left"])), "ms", line, routed, core=False)
         return s[m.end():].strip()
+
+    def _rich_bar(self, s: str, line: str, routed: bool) -> bool:
+        """rich's progress bar (``_RICH_BAR``): "… progress" in %, "… done" and "… out of" its count, "… elapsed" and
+        "… remaining" in s, labelled by its description; whether ``s`` is one."""
+        m = _RICH_BAR.match(s)
+        if m is None or (m["done"] is None and m["elapsed"] is None and m["pct"] is None and m["only"] is None):
+            return False
+        label = _label(m["desc"])
+        if m["pct"]:
+            self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
+        if m["done"] is not None:
+            self._bar_rate(f"{label} done", m["done"], "iterations", line, routed, core=False, own=True)
+            self._bar_rate(f"{label} out of", m["total"], "iterations", line, routed, core=False, own=True)
+        for name, said in (("elapsed", "elapsed"), ("left", "remaining"), ("only", "remaining")):
+            if m[name] is not None:
+                seconds = sum(int(p) * 60 ** i for i, p in enumerate(reversed(m[name].split(":"))))
+                self._bar_rate(f"{label} {said}", str(seconds), "s", line, routed, core=False)
+        return True
 
     def _counted_bar(self, s: str, line: str, routed: bool) -> str:
         """tqdm's bar of no known total ("Processing: 471it [06:15,  1.28it/s]", a download's "2.09kB [00:00,

@@ -146,7 +146,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -155,6 +155,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
                   r"|(?<=[0-9])[ \t]+<-{1,3}[ \t]"  # a note pointing back at a figure: "rate_mean: 198.06  <-- Valuable"
+                  r"|(?<=\u2501)[ \t]+[(0-9]"  # the end of rich's bar: "━━━━ (1/1) [ 0:01:40 < 0:00:00 ]", "━━━━ 75%"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*$"  # "Throughput values: 62.75, 63.09, …"
                   r"|(?<=':)\s*[-+]?[0-9]"  # a Python dict's members: "'n_saved': 243,"
                   r"|(?<=Int\([0-9]|ble\([0-9])"  # an OpenTelemetry attribute: "-> gen_ai.usage.prompt_tokens: Int(24)"
@@ -188,6 +189,9 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=^[0-9])[0-9.]*\s*$"  # a number alone: a one-column CSV's cell ("tps" then "1.73", "2.44", …)
                   r"|(?<=Mem:)|(?<=Swap:)|(?<=Tasks:)|(?<=iB Mem :)|(?<=[0-9]\+[0-9]) records"  # free, top, dd
                   r"|(?<=[0-9])(?=[MG][Hh]z[ \t]*\*))")  # rocm-smi's current clock level, starred
+
+
+_BLOCK_BAR_MARK = re.compile("\u2595|\\] \\[|\u2501")  # a bar of block elements, indicatif's, rich's (``_block_bar``)
 
 
 class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
@@ -238,7 +242,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             return                                     # alone through
         if ("it [" in stripped or "B [" in stripped) and not (stripped := self._counted_bar(stripped, text, routed)):
             return
-        if ("\u2595" in stripped or "] [" in stripped) and (rest := self._block_bar(stripped, text, routed)) is not None:
+        if _BLOCK_BAR_MARK.search(stripped) and (rest := self._block_bar(stripped, text, routed)) is not None:
             if not (stripped := rest):
                 return
         if "%" in stripped and ("|" in stripped or "<" in stripped) and (rest := self._bar(stripped, text, routed)) is not None:
