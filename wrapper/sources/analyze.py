@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
 from ..derive import frameworks
-from ..derive.frameworks.prefixes import text_bytes
 from ..errors import UsageError
 from . import inputs
 from .capture import SUFFIX, Capture, CaptureError, read_capture
@@ -205,6 +204,8 @@ class _TimedLines:
     def _fed(self) -> Iterator[tuple]:
         """(index, line) of the lines to stamp: all of them but those that went unread while ``waiting``, of which
         the last REPLAY_LINES before the next line a regex finds (or the end) are read after all."""
+        from ..derive.frameworks.prefixes import text_bytes  # (the prefix table compiles its regexes on import)
+
         recent: collections.deque = collections.deque()
         for index, line in enumerate(self._lines):
             waiting = self.waiting
