@@ -13,6 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
+from ..core.lazy_re import LazyPattern
 from ..core.safe import ANSI
 from ..model.events import ANY, ERR, OUT, Chunk, Marker
 from .gaps import GapStamps
@@ -38,7 +39,7 @@ class MarkerSpec:
 
 # What lets a regex match a newline: one itself, \s, \W, \D, a negated class, DOTALL; a regex with none of them
 # matches within one line, so a read is searched from the start of the line it ends, not over the whole window
-_SPANS_LINES = re.compile(r"\\[nsWDvf]|\\x0[aA]|\\0?12|\\u000[aA]|\[\^|\(\?[aiLmux]*s|\n")
+_SPANS_LINES = LazyPattern(r"\\[nsWDvf]|\\x0[aA]|\\0?12|\\u000[aA]|\[\^|\(\?[aiLmux]*s|\n")
 
 
 @functools.lru_cache(maxsize=256)
@@ -49,7 +50,7 @@ def line_bound(pattern: re.Pattern) -> bool:
 
 # What ties a match to where a line's text starts: with none of them, a regex that matches a line's text after its
 # prefixes matches the line as given too
-_ANCHORED = re.compile(r"\^|\\[AbB]|\(\?<")
+_ANCHORED = LazyPattern(r"\^|\\[AbB]|\(\?<")
 
 
 @functools.lru_cache(maxsize=256)

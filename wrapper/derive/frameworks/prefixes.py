@@ -197,20 +197,22 @@ def _uncommented(text: str) -> str:
     return text[2:] if text.startswith("# |") else text
 
 
-def text_bytes(line: str) -> int:
-    """How many bytes ``strip_prefix(line)[0]`` is in UTF-8 (as a chunk of a timed log holds it), without working
-    out the time."""
+def _rest(line: str) -> str:
+    """``strip_prefix(line)[0]`` without working out the time."""
     line = line.rstrip("\r\n")
     pos, _ = _layers(line)
-    text = _uncommented(line[pos:] if pos else line)
+    return _uncommented(line[pos:] if pos else line)
+
+
+def text_bytes(line: str) -> int:
+    """How many bytes ``strip_prefix(line)[0]`` is in UTF-8 (as a chunk of a timed log holds it)."""
+    text = _rest(line)
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
 
 
 def strip_text(line: str) -> str:
     """``strip_prefix(line)[0]`` without working out the time (the parsers' hot path)."""
-    line = line.rstrip("\r\n")
-    pos, _ = _layers(line)
-    text = _uncommented(line[pos:] if pos else line)
+    text = _rest(line)
     # markdown bold a post put around figures ("Dynamo bytecode transform time: **7.51 s**"): no part of the log
     # ("*** Measurement Settings ***", perf_analyzer's own heading, is left alone)
     return text.replace("**", "") if "**" in text and "***" not in text else text

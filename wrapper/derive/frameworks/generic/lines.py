@@ -453,6 +453,11 @@ _BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
 _PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
+def _bar_seconds(clock: str) -> str:
+    """The whole seconds a bar's clock says ("01:12", "0:01:40"), as text."""
+    return str(sum(int(p) * 60 ** i for i, p in enumerate(reversed(clock.split(":")))))
+
+
 def _clock_seconds(m: re.Match) -> str:
     """The seconds a clock's ``h``, ``m``, ``s`` groups say, as text ("0:05:43" -> "343.0")."""
     return repr(round(int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"]), 6))
@@ -843,8 +848,8 @@ class LineShapes:
             m = _INDICATIF_BAR.match(s) if "] [" in s else None
             if m is None:
                 return None
-            seconds = sum(int(p) * 60 ** i for i, p in enumerate(reversed(m["elapsed"].split(":"))))
-            self._bar_rate(f"{_label(m['desc'])} elapsed so far", str(seconds), "s", line, routed, core=False)
+            self._bar_rate(f"{_label(m['desc'])} elapsed so far", _bar_seconds(m["elapsed"]), "s", line, routed,
+                           core=False)
         label = _label(m["desc"])
         if m["pct"]:  # (an indicatif bar prints none)
             self._bar_rate(f"{label} progress", m["pct"], "%", line, routed, core=False, own=True)
@@ -872,8 +877,7 @@ class LineShapes:
             self._bar_rate(f"{label} out of", m["total"], "iterations", line, routed, core=False, own=True)
         for name, said in (("elapsed", "elapsed"), ("left", "remaining"), ("only", "remaining")):
             if m[name] is not None:
-                seconds = sum(int(p) * 60 ** i for i, p in enumerate(reversed(m[name].split(":"))))
-                self._bar_rate(f"{label} {said}", str(seconds), "s", line, routed, core=False)
+                self._bar_rate(f"{label} {said}", _bar_seconds(m[name]), "s", line, routed, core=False)
         return True
 
     def _counted_bar(self, s: str, line: str, routed: bool) -> str:
@@ -888,9 +892,8 @@ class LineShapes:
         else:  # "884it [04:44, …]": how many iterations so far
             self._bar_rate(f"{label} done", counted["count"], "iterations", line, routed, core=False, own=True)
         self._bar_rate(label, counted["num"], counted["unit"], line, routed)
-        parts = [int(p) for p in counted["elapsed"].split(":")]  # no total: it may go on, its time so far
-        self._bar_rate(f"{label} elapsed so far", str(sum(p * 60 ** i for i, p in enumerate(reversed(parts)))), "s",
-                       line, routed)
+        # no total: it may go on, its time so far
+        self._bar_rate(f"{label} elapsed so far", _bar_seconds(counted["elapsed"]), "s", line, routed)
         return s[counted.end():].strip()
 
     def _bar_rate(self, label: str, num_text: str, unit: str, line: str, routed: bool, core: bool = True,

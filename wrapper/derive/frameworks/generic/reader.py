@@ -191,7 +191,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[0-9])(?=[MG][Hh]z[ \t]*\*))")  # rocm-smi's current clock level, starred
 
 
-_BLOCK_BAR_MARK = re.compile("\u2595|\\] \\[|\u2501")  # a bar of block elements, indicatif's, rich's (``_block_bar``)
+_BLOCK_BAR_MARK = LazyPattern("\u2595|\\] \\[|\u2501")  # a bar of block elements, indicatif's, rich's (``_block_bar``)
 
 
 class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
