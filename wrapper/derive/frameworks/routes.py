@@ -78,6 +78,9 @@ TRTLLM_EVIDENCE = ("[TensorRT-LLM]", "tensorrt_llm", "TensorRT-LLM", "TensorRT L
                    "Total time of converting checkpoints")  # its examples' convert_checkpoint.py, which loads with transformers
 
 TRANSFORMERS_BARS = ("Loading checkpoint shards", "Loading weights")
+# Libraries other programs load: transformers' weight bar is printed inside xinference, a benchmark script, …, so
+# its evidence shows what the program uses, not what it is; a name the log prints about itself (SELF_NAMES) wins.
+LIBRARIES = frozenset({"transformers"})
 TRANSFORMERS_EVIDENCE = ("[transformers]", "transformers", "accelerate", "offloaded to the cpu",
                          "meta device") + TRANSFORMERS_BARS
 
