@@ -2552,3 +2552,17 @@ def test_a_program_that_names_itself_wins_over_the_library_whose_bar_it_prints()
         assert rep["extra"]["weights_progress_elapsed_ms"] == 6000.0  # the library's reading is kept
     (rep,) = frameworks.parse_lines([bar, "Generated 128 tokens in 4.1 s"])
     assert rep["framework"] == "transformers"
+
+
+def test_piped_cells_named_by_one_word_and_a_part_out_of_a_whole():
+    # a Qwen3-ASR ONNX script's per-file line (microsoft/onnxruntime issue, 2026-03; held-out round 138): a word
+    # that names a unit ("tps") or a count ("tokens") names its cell's bare number as a key does
+    (run,) = read("mel 0.007s | enc 0.379s | prefill 0.346s | decode 1.984s | tokens 44 | tps 22.2")
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got["tokens"] == (44, None) and got["tps"] == (22.2, "tokens/s") and got["decode"] == (1.984, "s")
+    (run,) = read("epoch 3 | loss 0.52 | step 10 | lr 0.001")  # words that name neither: no figures
+    assert run.figures == []
+    # LMCache's store line (held-out round 138): so many "out of" so many
+    (run,) = read("LMCache INFO: Storing KV cache for 8411 out of 13531 tokens (skip_leading_tokens=5120)")
+    got = {f.label: f.value for f, _ in run.figures}
+    assert got["Storing KV cache for tokens"] == 8411 and got["Storing KV cache for tokens out of"] == 13531

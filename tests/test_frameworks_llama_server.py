@@ -23,7 +23,8 @@ def test_2026_prefixed_timing_lines_two_requests_from_h200_capture():
     assert runs[0]["extra"] == {"slot_id": 3, "task_id": 0, "total_tokens": 67, "graphs_reused": 45,
                                 "prompt_ms_per_token": 6.16, "eval_ms_per_token": 1.6}
     assert runs[1]["extra"] == {"slot_id": 3, "task_id": 47, "total_tokens": 33, "graphs_reused": 77,
-                                "prompt_ms_per_token": 1.68, "eval_ms_per_token": 1.55}
+                                "prompt_ms_per_token": 1.68, "eval_ms_per_token": 1.55,
+                                "lcp_similarity": 1.0, "lcp_kept_fraction": 0.318}  # its slot pick
     # the startup warning belongs to the first request, as startup figures do
     assert runs[0]["warnings"] == [{"kind": "cpu_fallback", "line": "0.00.706.792 W resolve_fused_ops: layer 0 is "
                                     "assigned to device CUDA0 but Flash Attention is assigned to device CPU (usually "
@@ -136,3 +137,28 @@ def test_the_2025_draft_acceptance_rate_line():
         assert r["framework"] == "llama-server"
         assert (r["extra"]["draft_acceptance"], r["extra"]["draft_accepted_tokens"],
                 r["extra"]["draft_generated_tokens"]) == (0.96855, 154, 159)
+
+
+def test_a_forks_srv_lines_are_no_evidence_of_llama_server():
+    # llama-box (GPUStack's fork) right-aligns the function's name in 20 characters, llama-server in 12 (held-out
+    # rounds 12 and 138): its log is llama.cpp's by its context lines, never llama-server's
+    fork = ["0.45.809.189 I llama_init_from_model: KV self size  = 2048.00 MiB, K (f16): 1024.00 MiB, V (f16): 1024.00 MiB",
+            "0.45.859.851 I srv                      main: initializing server",
+            "0.47.578.892 I srv       log_server_response: rid 317241189892 | GET /v1/models 127.0.0.1:39564 | status 200 | cost 0.00s"]
+    assert parse_lines(fork)[-1]["framework"] == "llama.cpp"
+    own = ["srv    load_model: loading model '/models/q.gguf'", "slot update_slots: id  0 | task 0 | new prompt, n_ctx_slot = 4096"]
+    assert parse_lines(own)[-1]["framework"] == "llama-server"
+
+
+def test_the_slot_pick_by_prompt_prefix_starts_the_next_request():
+    # llama-server router log (ggml-org/llama.cpp, 2026-04; held-out round 138): the pick names how much of the new
+    # prompt a slot's cache held; it opens the next request's record, even when the log ends before its timings
+    lines = ["slot print_timing: id  0 | task 0 | prompt eval time =     100.00 ms /    10 tokens (   10.00 ms per token,   100.00 tokens per second)",
+             "slot get_availabl: id  0 | task -1 | selected slot by LCP similarity, sim_best = 0.625 (> 0.100 thold), f_keep = 0.995",
+             "slot launch_slot_: id  0 | task 2 | processing task"]
+    first, second = parse_lines(lines)
+    assert first["prompt_eval_ms"] == 100.0 and "lcp_similarity" not in first["extra"]
+    assert second["extra"] == {"lcp_similarity": 0.625, "lcp_kept_fraction": 0.995} and second["prompt_eval_ms"] is None
+    lines.append("slot print_timing: id  0 | task 2 | prompt eval time =      50.00 ms /     4 tokens (   12.50 ms per token,    80.00 tokens per second)")
+    second = parse_lines(lines)[1]
+    assert second["prompt_eval_ms"] == 50.0 and second["extra"]["task_id"] == 2 and second["extra"]["lcp_similarity"] == 0.625

@@ -91,3 +91,39 @@ def test_a_note_pointing_back_at_a_figure():
     # ollama-benchmark's README (cloudmercato, 2024): "prompt_eval_rate_mean: 198.05…  <-- Valuable"
     assert [v for _, v, _ in figures(["  prompt_eval_rate_mean: 198.05534409021422  <-- Valuable"])] \
         == [198.05534409021422]
+
+
+def test_intel_mlc_node_matrices_and_loaded_latency_rows():
+    # Intel Memory Latency Checker v3.11b on a Threadripper (a Level1Techs forum post, 2025-02; held-out round 132),
+    # its columns' spaces collapsed by the paste
+    got = figures(["Measuring idle latencies for random access (in ns)...", "Numa node", "Numa node 0", "0 95.3",
+                   "Measuring Memory Bandwidths between nodes within system", "Bandwidths are in MB/sec",
+                   "Using all the threads from each core if Hyper-threading is enabled", "Using Read-only traffic type",
+                   "Numa node", "Numa node 0", "0 221419.9",
+                   "Measuring Loaded Latencies for the system", "Inject Latency Bandwidth", "Delay (ns) MB/sec",
+                   "==========================", "00000 412.79 222680.1", "00002 417.48 222670.9",
+                   "00008 429.14 222643.9", "", "00015 999.9 1.5"])
+    assert got == [("idle latencies for random access node 0 -> node 0", 95.3, "ns"),
+                   ("Memory Bandwidths between nodes within system node 0 -> node 0", 221419.9, "MB/s"),
+                   ("latency at inject delay 00000", 412.79, "ns"),
+                   ("bandwidth at inject delay 00000", 222680.1, "MB/s"),
+                   ("latency at inject delay 00002", 417.48, "ns"),
+                   ("bandwidth at inject delay 00002", 222670.9, "MB/s"),
+                   ("latency at inject delay 00008", 429.14, "ns"),
+                   ("bandwidth at inject delay 00008", 222643.9, "MB/s")]  # a row after a gap is no row of it
+    (rep,) = frameworks.parse_lines(["Inject Latency Bandwidth", "Delay (ns) MB/sec", "=====", "00000 412.79 222680.1"])
+    assert rep["load_ms"] is None and rep["ttft_ms"] is None  # a memory latency is no phase of a run
+    # its own tab-separated layout, a matrix of four nodes (prima.cpp issue #21, 2025-05; held-out round 138)
+    got = figures(["Measuring idle latencies for sequential access (in ns)...", "\t\tNuma node",
+                   "Numa node\t     0\t     1\t", "       0\t  90.3\t 236.2\t", "       1\t 141.8\t  93.4\t"])
+    assert got == [(f"idle latencies for sequential access node {a} -> node {b}", v, "ns")
+                   for a, b, v in ((0, 0, 90.3), (0, 1, 236.2), (1, 0, 141.8), (1, 1, 93.4))]
+
+
+def test_llama_cpps_device_list_total_and_free():
+    # llama-cli --list-devices with two RPC endpoints (ggml-org/llama.cpp PR #16276, 2025-10; held-out round 138)
+    got = figures(["Available devices:", "  RPC[192.168.88.34:50052]: RPC[192.168.88.34:50052] (32109 MiB, 31588 MiB free)",
+                   "  CUDA0: NVIDIA GeForce 940MX (2002 MiB, 1974 MiB free)"])
+    assert got == [("RPC[192.168.88.34:50052] memory total", 32109, "MiB"),
+                   ("RPC[192.168.88.34:50052] memory free", 31588, "MiB"),
+                   ("CUDA0 memory total", 2002, "MiB"), ("CUDA0 memory free", 1974, "MiB")]

@@ -16,7 +16,9 @@ likewise ``prompt processing, n_tokens = …, progress = …, t = … s / … to
 ``extra["prompt_progress"]`` (``n_tokens``, ``progress``, ``t_ms``, ``tps``). ``draft acceptance = 0.46 (55
 accepted / 119 generated), mean len = 2.38`` -> ``extra`` ``draft_acceptance``, ``draft_accepted_tokens``,
 ``draft_generated_tokens``, ``draft_mean_len``. A ``slot print_timing`` line of any other shape is ``unparsed``.
-``extra`` also holds ``slot_id``/``task_id`` and, from the timings object, ``cache_tokens`` and draft counts.
+``extra`` also holds ``slot_id``/``task_id`` and, from the timings object, ``cache_tokens`` and draft counts; the
+slot pick before a request (``selected slot by LCP similarity, sim_best = 0.625 …, f_keep = 0.995``) gives it
+``lcp_similarity`` and ``lcp_kept_fraction``: how much of its prompt a slot's prefix cache already held.
 """
 from __future__ import annotations
 
@@ -38,8 +40,13 @@ _PROGRESS = re.compile(r"(\w+)\s*=\s*([\d.]+)\s*(t/s)?")
 _PROMPT_PROGRESS = re.compile(r"prompt processing, n_tokens =\s*(\d+), progress =\s*([\d.]+), t =\s*([\d.]+) s"
                               r"(?: / ([\d.]+) tokens per second)?")
 _FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+# the slot a request gets, by its prompt's longest common prefix with a slot's cache: "selected slot by LCP
+# similarity, sim_best = 0.625 (> 0.100 thold), f_keep = 0.995" ("f_sim_best" in some 2026 builds)
+_LCP_PICK = re.compile(r"selected slot by LCP similarity, f?_?sim_best = (-?[\d.]+) \(> [\d.]+ thold\), f_keep = (-?[\d.]+)")
 _DRAFT = re.compile(r"([\d.]+)\s*\(\s*(\d+) accepted /\s*(\d+) generated\)(?:, mean len =\s*([\d.]+))?")
-_SERVER_LINE = re.compile(r"(?:srv|slot)\s+\w+: |main: (?:HTTP )?server is listening|HTTP server listening"
+# (its SRV_/SLT_ macros print the function's name right-aligned in 12 characters, "srv    load_model: ": llama-box's
+# 20, "srv                load_model: ", "srv       log_server_response: ", are a fork's lines, not llama-server's)
+_SERVER_LINE = re.compile(r"(?:srv|slot)(?=[ \w]{2,14}: )\s+\w{1,12}: |main: (?:HTTP )?server is listening|HTTP server listening"
                           r"|(?:INFO|WARN|ERR|VERB) \[ +\w+\] ")
 
 # timings object field -> (report key or "x:extra key", type)
@@ -120,6 +127,8 @@ class RequestTimings:
                 if m[1] == "draft acceptance":
                     return self._draft(m[2])
                 return llama_cpp.apply_timing(self.runs, m[1], m[2])
+        if "selected slot by LCP" in text:
+            return self._slot_pick(text)
         if '"timings"' in text:
             return self._timings_line(text)
         if '"build info"' in text:
@@ -157,6 +166,18 @@ class RequestTimings:
                 return
         if rest.strip():
             self.runs.unparsed(text)
+
+    def _slot_pick(self, text: str) -> bool:
+        """The slot picked for the next request by prompt-prefix similarity: a new request, so the one timed
+        before it is finished; ``extra`` ``lcp_similarity`` and ``lcp_kept_fraction`` (of the slot's cache)."""
+        m = _LCP_PICK.search(text)
+        if m is None:
+            return False
+        if "task_id" in self.runs.current["extra"]:
+            self.runs.close()
+        extra = self.runs.current["extra"]
+        extra["lcp_similarity"], extra["lcp_kept_fraction"] = float(m[1]), float(m[2])
+        return True
 
     def _draft(self, rest: str) -> bool:
         """``0.46218 (   55 accepted /   119 generated), mean len =  2.38`` (the mean length since 2026)."""

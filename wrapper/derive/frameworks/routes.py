@@ -46,7 +46,8 @@ KOBOLD_FALLBACK = "GPU Offload Fallback"
 KOBOLD_EVIDENCE = ("KoboldCpp", "koboldcpp", "KoboldAI Lite", "Kobold API", "Load Text Model OK",
                    "Automatic RoPE Scaling")
 
-LLAMA_SERVER_OWN = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance")
+LLAMA_SERVER_OWN = ("print_timing", "time =", "graphs reused", "timings", "build info", "draft acceptance",
+                    "selected slot by LCP")
 
 LOCALAI_EVIDENCE = ("GRPC stderr", "localai", "LocalAI", "local-ai")
 

@@ -28,7 +28,7 @@ _BEFORE_CHARS = 96
 
 # How many of how many, labelled before ("Successful requests: 98/100", "Passed: 45 / 72 tests") or a bracket after
 # a figure ("Top-1 match:  62.5%  (45/72 heads)": the heads the percentage counts); never a date's or time's parts
-_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+of\s+)(?P<b>\d+)(?:\s?(?P<unit>[KMGT]i?B|kB))?"
+_FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+(?:out\s+)?of\s+)(?P<b>\d+)(?:\s?(?P<unit>[KMGT]i?B|kB))?"
                            r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
@@ -341,7 +341,8 @@ _NPU_FIGURES = (("power", "W"), ("temperature", "\u00b0C"), ("hugepages used", "
 
 
 # llama.cpp's device list: "  - Vulkan0 : AMD Radeon RX 6600 (RADV NAVI23) (8192 MiB, 8169 MiB free)"
-_DEVICE_MEMORY = LazyPattern(r"-\s*(?P<dev>[A-Za-z][\w.-]*)\s+:.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
+# llama-server's "- CUDA0 : NVIDIA … (24080 MiB, 23654 MiB free)", --list-devices' "RPC[10.0.0.2:50052]: RPC[…] (…)"
+_DEVICE_MEMORY = LazyPattern(r"(?:-\s*)?(?P<dev>[A-Za-z][\w.-]*(?:\[[^\]]*\])?)\s*:\s.*\((?P<total>\d+(?:\.\d+)?) MiB, (?P<free>\d+(?:\.\d+)?) MiB free\)$")
 
 
 _SMI_FIGURES = (("GPU fan", "fan", "%"), ("GPU temperature", "temp", "\u00b0C"), ("GPU power", "power", "W"), ("GPU power cap", "cap", "W"),
@@ -472,6 +473,26 @@ def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
     if _PRINTED_PAIR.fullmatch(s) is not None:
         return _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS
     return not s[end:].strip() and _QUALITY.search(label) is not None
+
+
+_PIPED_CELL_HEAD = LazyPattern(r"[A-Za-z][\w/-]{0,24} ")  # one word before a cell's number: "tokens 44"
+
+
+def _piped_cell(s: str, start: int, end: int) -> bool:
+    """Whether the number at ``s[start:end]`` fills a cell of a record of " | "-separated cells after one word
+    naming it ("mel 0.007s | enc 0.379s | … | tokens 44 | tps 22.2"): the word names it as a pair's key does."""
+    if s.count(" | ") < 2 or s[end:end + 3] != " | " and s[end:].strip():
+        return False
+    return _PIPED_CELL_HEAD.fullmatch(s[:start].rpartition(" | ")[2]) is not None
+
+
+def _piped_key(s: str, start: int, m: re.Match) -> Optional[tuple]:
+    """("pair", word, None) for a number with no unit filling a piped cell after a word that names its unit or
+    says it counts ("tps 22.2", "tokens 44"), as a key before a colon would; else None."""
+    if m["unit"] is not None or not _piped_cell(s, start, m.end()):
+        return None
+    word = s[:start].rpartition(" | ")[2].strip()
+    return ("pair", word, None) if _key_unit(word) or _unit_kind(None, _words(word))[1] == "count" else None
 
 
 def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
@@ -1113,7 +1134,9 @@ class LineShapes:
         for m in _FRACTION_OF.finditer(s):
             counted = None
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if found is not None and found[0] == "pair":
+            if found is not None and found[0] == "pair" and m["word"] == "bytes":  # curl's "sent off: 33 out of 33
+                label, counted = _label(found[1]), "B"                               # bytes": sizes
+            elif found is not None and found[0] == "pair":
                 label = _label(found[1] if not m["word"] else f"{found[1]} {m['word']}")
             elif m["word"] and s[:m.start()].rstrip().endswith("(") and (lead := _LEAD_LABEL.match(s)) is not None:
                 label = _label(f"{lead['label']} {m['word']}")
@@ -1268,7 +1291,7 @@ class LineShapes:
             if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
                 continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
             head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
-            found = _before(head) or _whole_head(s, start)
+            found = _before(head) or _whole_head(s, start) or _piped_key(s, start, m)
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
                 label, unit = _bracketed(label, unit), m["unit"]

@@ -167,6 +167,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\u00b1)[ \t]*[0-9]|(?<=[0-9] _)[ \t]+[0-9]|(?<=\+/- [0-9])"  # a spread: "10.910139 ± 0.080259" (its sign lost: "_"), "+/- 0.1"
                   r"|(?<=\])[0-9][0-9.]*,\[[0-9]"  # llama-perplexity's chunks: "[1]3.3282,[2]5.5064,"
                   r"|(?<=[0-9] [0-9])[0-9.]* [0-9][0-9.]* [0-9]"  # numbers one space apart: a collapsed table's row
+                  r"|(?<=[0-9][ \t][0-9])[0-9]*\.[0-9]+[ \t]*$"  # a row ending in a number and a decimal: "0 95.3" (MLC's)
                   r"|(?<=:[0-5][0-9]:[0-5][0-9]\.[0-9])[0-9]{5}(?![0-9])"  # Python's timedelta: "0:00:00.004015"
                   r"|(?<=  [0-9])[0-9.,]*[ \t]*$"  # a fixed-width row's last cell ("Duration   usecond   272.16", ncu's)
                   r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"
@@ -220,6 +221,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
         self.line_before: Optional[Callable[[int], Optional[str]]] = None
         self._pending = 0  # figures a family took from its claimed lines, kept Pending (MAX_PENDING; not MAX_FIGURES)
         self._npu = "0"  # the NPU of npu-smi's row above (its chip's row names only the chip)
+        self._mlc_table = None  # Intel MLC's table row just read and its columns (the next row continues it)
         self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
         self._quoted: Optional[list] = None  # the lines so far of a CSV row whose quoted cell goes on over lines
         self._matrix: Optional[tuple] = None  # the open device matrix's (title, unit, columns)

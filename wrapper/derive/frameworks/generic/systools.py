@@ -59,6 +59,12 @@ _GO_BENCH = LazyPattern(r"(?P<name>Benchmark\S*)\s+(?P<n>\d+)\s+(?=[-+]?\d+(?:\.
 
 _GO_PAIR = LazyPattern(r"([-+]?\d+(?:\.\d+)?)\s+(\S+)")
 
+# Intel Memory Latency Checker: a matrix row under "Numa node" / "Numa node 0 1", a loaded-latency row under its
+# two-line header ("Inject Latency Bandwidth" / "Delay (ns) MB/sec" / "=====").
+_MLC_ROW = LazyPattern(r"(?P<id>\d+)(?P<cells>(?:[ \t]+\d+(?:\.\d+)?)+)[ \t]*")
+_MLC_MEASURING = LazyPattern(r"Measuring (?P<what>.+?)(?: \(in (?P<unit>ns)\))?[. ]*$")
+MLC_LINES_BACK = 6  # from a matrix row up to its "Measuring …" line
+
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
@@ -78,12 +84,15 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
         first = s[0]
         if first.isdigit():
+            if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
+                    and self.line_before is not None and self._mlc(row, line, routed):
+                return True
             return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
                 or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
                 or s.count(":") >= 4 and self._curl(s, line, routed)
@@ -120,6 +129,39 @@ class SystemToolShapes:
             else:
                 self._add(name, num, unit, line, routed)
         return True
+
+    def _mlc(self, row, line: str, routed: bool) -> bool:
+        """Intel MLC's rows: node-to-node latency or bandwidth (its unit from the lines above), or a loaded-latency
+        row (delay, latency in ns, bandwidth in MB/sec); a row right under one read continues its table."""
+        above = self.line_before(1) or ""
+        cells = row["cells"].split()
+        if self._mlc_table is not None and above == self._mlc_table[0]:
+            columns = self._mlc_table[1]
+        elif above.startswith("=====") and (self.line_before(2) or "").split() == ["Delay", "(ns)", "MB/sec"]:
+            columns = [("latency at inject delay {}", "ns"), ("bandwidth at inject delay {}", "MB/s")]
+        elif (columns := self._mlc_matrix(above)) is None:
+            return False
+        if len(columns) != len(cells):
+            return False
+        self._mlc_table = (line, columns)
+        for (label, unit), cell in zip(columns, cells):
+            self._add(label.format(row["id"]), cell, unit, line, routed)
+        return True
+
+    def _mlc_matrix(self, header: str) -> Optional[list]:
+        """The columns of MLC's node matrix under ``header`` ("Numa node 0 1"): its title and unit from above."""
+        nodes = header.split()
+        if nodes[:2] != ["Numa", "node"] or len(nodes) < 3:
+            return None
+        unit = None
+        for back in range(2, MLC_LINES_BACK + 1):
+            text = self.line_before(back) or ""
+            unit = unit or ("MB/s" if "are in MB/sec" in text else None)
+            if (measuring := _MLC_MEASURING.match(text)) is not None:
+                unit = unit or measuring["unit"]
+                what = measuring["what"].replace("{", "(").replace("}", ")")
+                return [(f"{what} node {{}} -> node {node}", unit) for node in nodes[2:]] if unit else None
+        return None
 
     def _free_columns(self) -> tuple:
         """free's column names from its header above (``free -w`` splits buff/cache in two), else procps' own."""
