@@ -2566,3 +2566,33 @@ def test_piped_cells_named_by_one_word_and_a_part_out_of_a_whole():
     (run,) = read("LMCache INFO: Storing KV cache for 8411 out of 13531 tokens (skip_leading_tokens=5120)")
     got = {f.label: f.value for f, _ in run.figures}
     assert got["Storing KV cache for tokens"] == 8411 and got["Storing KV cache for tokens out of"] == 13531
+
+
+def test_a_structured_logs_message_is_read_as_a_line():
+    # LiteLLM proxy's JSON debug log (BerriAI/litellm issue, 2025-05; held-out round 139); Go's slog/zap "msg"
+    (run,) = read('{"message": "Spend Logs transactions: 0", "level": "DEBUG", "timestamp": "2025-05-26T09:48:01.786608"}',
+                  '{"level": "info", "msg": "model loaded in 12.5 s"}', '{"msg": "took 3 s", "took_ms": 5}')
+    got = {f.label: (f.value, f.unit) for f, _ in run.figures}
+    assert got == {"Spend Logs transactions": (0, None), "model loaded": (12.5, "s"), "took ms": (5.0, "ms")}  # (a line
+    # with numbers of its own says them in its message too: the message is left)
+    assert run.core["load_ms"][0] == 12500.0
+
+
+def test_a_real_time_factor_its_quotient_and_a_record_that_says_its_kind():
+    # sherpa-onnx's RKNN demo (k2-fsa/sherpa-onnx issue, 2025-08), CosyVoice2's stream log (held-out round 139)
+    (run,) = read("Real Time Factor (RTF): 1.778 / 5.841 = 0.304")
+    assert [(f.label, f.value) for f, _ in run.figures] == [
+        ("Real Time Factor (RTF)", 0.304), ("Real Time Factor (RTF) numerator", 1.778),
+        ("Real Time Factor (RTF) denominator", 5.841)]
+    (run,) = read("2025-08-12 09:03:40,673 INFO yield speech len 1.76, rtf 0.16669996760108255")
+    assert [(f.label, f.value, f.kind) for f, _ in run.figures] == [
+        ("yield speech len", 1.76, "value"), ("rtf", 0.16669996760108255, "ratio")]
+    (run,) = read("version 2, build 3")  # words that say no kind: no record
+    assert run.figures == []
+
+
+def test_a_sizes_unit_spelled_out_in_brackets():
+    # DeepSpeed's inference kernels' memory lines (held-out round 139)
+    (run,) = read("Free memory : 8.592285 (GigaBytes)  ", "Requested memory: 0.335938 (GigaBytes) ")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Free memory", 8.592285, "GB"),
+                                                                     ("Requested memory", 0.335938, "GB")]

@@ -246,7 +246,7 @@ _PARAMS = LazyPattern(r"\bparam(?:eter)?s?\b", re.I)
 # a count of thousands or millions with no noun but the side of a request it counts ("Prompt: 345.6k" under
 # "Total Tokens: 1.2M", an LM Studio log summary's): tokens
 _TOKEN_SIDES = frozenset(("prompt", "completion", "input", "output", "generated", "generation"))
-_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b"
+_COUNTED = LazyPattern(r"faults\b|switches\b|errors\b|failures\b|preemptions\b|retries\b|evictions\b|queries\b|transactions\b|samples\b"
                        r"|blocks\b|^number of\b|^# ?[a-z]+ blocks|hits\b|misses\b|\b(?:running|waiting|remaining|pending|queued) reqs?$|^iterations$"
                        r"|\b(?:eval|prompt|input|output|generated|completion)\b.*\bcount$")  # ollama's "prompt_eval_count"
 
@@ -271,7 +271,9 @@ _QUALITY = LazyPattern(r"perplexity|\bppl\b|\bkld\b|kl[ _-]?divergence|same top|
 
 
 # Unitless figures that are ratios by their label ("Concurrency: 48.06", "Mean acceptance length: 2.63").
-_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b|\bprogress$",
+# (a speech model's real-time factor, "rtf 0.17": processing time over the audio's duration)
+_RATIO = LazyPattern(r"acceptance|concurrency|ratio\b|speed-?up|utili[sz]ation|efficiency|occupancy|\bmfu\b|\bmbu\b|\bprogress$"
+                     r"|\brtf\b|real[ -]time factor",
                      re.I)
 
 

@@ -32,6 +32,9 @@ _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+(?:out\s+)?of\
                            r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
+_QUOTIENT = LazyPattern(r"(?<![\w./:-])(?P<a>\d+(?:\.\d+)?)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s*=\s*(?P<c>[-+]?\d+(?:\.\d+)?)(?![\w./:-])")
+
+
 # an operation's count and total time (GGML_VULKAN_PERF's "MUL_MAT m=11008 n=512 k=4096: 62 x 14361.3 ms")
 _COUNT_TIMES = LazyPattern(r"(?P<label>[A-Za-z][^:]{0,80}):\s+(?P<count>\d+) x (?P<num>\d+(?:\.\d+)?) ?(?P<unit>ms|us|\u00b5s|ns|s)")
 # a size of a total in decimals, its unit after both (vLLM's "Free memory on device (46.93/47.4 GiB)"), and the words
@@ -413,6 +416,7 @@ _UNIT_AFTER = LazyPattern(r"[ \t]?(?!(?:for|at|in|on|with|after|from|to|and|of|b
 
 
 _UNITLESS_KINDS = frozenset(("duration", "rate"))
+_RECORD_KINDS = _UNITLESS_KINDS | {"ratio"}  # a record's item that says its kind ("…, rtf 0.1667")
 
 
 # What may follow a labelled number printed without a unit for it to be one of no stated kind: the line's end, a
@@ -604,6 +608,14 @@ _NUMPY_SCALAR = LazyPattern(r"\bnp\.(?:float|u?int)(?:16|32|64)\(([-+]?\d[\d.]*(
 _POINTED_NOTE = LazyPattern(r"(?<=\d)\s+<-{1,3}\s+[^\d<>]*$")
 
 
+_SPELLED_SIZE = LazyPattern(r"(?<=\d) ?\((Kilo|Mega|Giga|Tera)?[Bb]ytes\)")
+_SPELLED_PREFIX = {"Kilo": "kB", "Mega": "MB", "Giga": "GB", "Tera": "TB", None: "B"}
+
+
+def _spelled_size(m: re.Match) -> str:
+    return " " + _SPELLED_PREFIX[m[1]]
+
+
 def _normalized(text: str) -> str:
     """A line as the shapes read it (quoting, box bars and full-width punctuation made plain), or "" for a line
     that is noise as a whole."""
@@ -640,6 +652,8 @@ def _normalized(text: str) -> str:
         stripped = _SLOG_FIGURE.sub(r"\1", stripped)  # as text ('msg="total blobs: 36"')
     if '"=' in stripped:  # a logfmt key with spaces, quoted (Go's slog, ollama: "attention MiB"=1024): one word
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
+    if "ytes)" in stripped:  # a size's unit spelled out in brackets: DeepSpeed's "Free memory : 8.592285 (GigaBytes)"
+        stripped = _SPELLED_SIZE.sub(_spelled_size, stripped)
     if " <-" in stripped:  # a note pointing back at the figure ("prompt_eval_rate_mean: 198.06  <-- Valuable")
         stripped = _POINTED_NOTE.sub("", stripped)
     return stripped
@@ -1026,7 +1040,7 @@ class LineShapes:
             items.append((item, at + len(part) - len(part.lstrip())))
             at += len(part) + 2
         if len(items) < 2 or not any(item["unit"] or _key_unit(item["label"])
-                                     or _unit_kind(None, _words(item["label"]))[1] in _UNITLESS_KINDS for item, _ in items):
+                                     or _unit_kind(None, _words(item["label"]))[1] in _RECORD_KINDS for item, _ in items):
             return  # (Mooncake's "duration 10.01, batch count 4895, throughput 0.26": names that say their kinds)
         for item, offset in items:
             if item["unit"] is None:
@@ -1131,7 +1145,16 @@ class LineShapes:
     def _fractions(self, s: str, line: str, routed: bool, taken: list) -> None:
         """How many of how many: "Successful requests: 98/100" is 98 and "… out of" 100; a bracket after a line's
         figure ("Top-1 match:  62.5%  (45/72 heads)") counts "Top-1 match heads"."""
+        if "=" in s and (q := _QUOTIENT.search(s)) is not None and (said := _before(s[max(0, q.start() - _BEFORE_CHARS):q.start()][::-1])) \
+                and said[0] in ("pair", "bracket"):  # "Real Time Factor (RTF): 1.778 / 5.841 = 0.304": the quotient
+            label = _label(said[1] if said[0] == "pair" else f"{said[1]} ({said[2]})")  # is the figure
+            if self._add(label, q["c"], None, line, routed, bare=True):
+                self._add(f"{label} numerator", q["a"], None, line, routed, bare=True, core=False)
+                self._add(f"{label} denominator", q["b"], None, line, routed, bare=True, core=False)
+            taken.append(q.span())
         for m in _FRACTION_OF.finditer(s):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
             counted = None
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is not None and found[0] == "pair" and m["word"] == "bytes":  # curl's "sent off: 33 out of 33

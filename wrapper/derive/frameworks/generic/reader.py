@@ -168,6 +168,8 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\])[0-9][0-9.]*,\[[0-9]"  # llama-perplexity's chunks: "[1]3.3282,[2]5.5064,"
                   r"|(?<=[0-9] [0-9])[0-9.]* [0-9][0-9.]* [0-9]"  # numbers one space apart: a collapsed table's row
                   r"|(?<=[0-9][ \t][0-9])[0-9]*\.[0-9]+[ \t]*$"  # a row ending in a number and a decimal: "0 95.3" (MLC's)
+                  r"|(?<=[A-Za-z] [0-9])[0-9.]*,[ \t][A-Za-z]"  # a record of named numbers: "speech len 1.76, rtf 0.17"
+                  r"|(?<=[0-9]) ?\((?:Kilo|Mega|Giga|Tera)?[Bb]ytes\)"  # a size's unit spelled out: "8.59 (GigaBytes)"
                   r"|(?<=:[0-5][0-9]:[0-5][0-9]\.[0-9])[0-9]{5}(?![0-9])"  # Python's timedelta: "0:00:00.004015"
                   r"|(?<=  [0-9])[0-9.,]*[ \t]*$"  # a fixed-width row's last cell ("Duration   usecond   272.16", ncu's)
                   r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"

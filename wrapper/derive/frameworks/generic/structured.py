@@ -143,13 +143,28 @@ class StructuredShapes:
         obj = _loaded(s)
         if not isinstance(obj, dict):
             return False
-        for key, value, unit in _flat(obj):
+        members = list(_flat(obj))
+        for key in _MESSAGE_KEYS if not members else ():
+            # a structured log's line whose figures are all in its message (its text, read as a line is); one with
+            # numbers of its own says them there too (llama-server's 2024 JSON: "msg" and "t_prompt_processing")
+            message = obj.get(key)
+            if isinstance(message, str) and any(ch.isdigit() for ch in message[:MAX_MESSAGE_CHARS]):
+                for text in message[:MAX_MESSAGE_CHARS].splitlines()[:MAX_MESSAGE_LINES]:
+                    self.feed(text, routed)
+                break
+        for key, value, unit in members:
             label = key
             if key.endswith(")") and (km := _bracket_unit(key)) is not None:  # "memory(GiB)": 40.38 (ms-swift's)
                 label, unit = km["label"], unit or km["unit"]
             self._add(_label(label.replace("_", " ")), repr(value), unit or _key_unit(key), line, routed, bare=True)
         return True
 
+
+# The members a structured log (python-json-logger, structlog, Go's slog/zap/zerolog, Bunyan) puts its message
+# in: {"message": "Spend Logs transactions: 0", "level": "DEBUG", …}; the first found is read as lines of text.
+_MESSAGE_KEYS = ("message", "msg", "event", "text")
+MAX_MESSAGE_CHARS = 4096
+MAX_MESSAGE_LINES = 16
 
 MAX_PY_DICT_CHARS = 20_000  # a Python dict printed on one line is parsed as a literal only up to this length
 
