@@ -2596,3 +2596,38 @@ def test_a_sizes_unit_spelled_out_in_brackets():
     (run,) = read("Free memory : 8.592285 (GigaBytes)  ", "Requested memory: 0.335938 (GigaBytes) ")
     assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Free memory", 8.592285, "GB"),
                                                                      ("Requested memory", 0.335938, "GB")]
+
+
+def test_java_millis_are_milliseconds():
+    # llama3.java's load line (mukel/llama3.java issue, 2024-12; held-out round 140)
+    (run,) = read("Load LlaMa model: 793 millis")
+    assert [(f.label, f.value, f.unit) for f, _ in run.figures] == [("Load LlaMa model", 793, "ms")]
+    assert run.core["load_ms"][0] == 793
+
+
+def test_kernel_benchmark_printouts():
+    # flash-attention's benchmark on ROCm, tritonbench, a Marlin tabulate table, a torch matmul sweep (held-out round 140)
+    (run,) = read("Flash2 fwd: 73.70 TFLOPs/s, bwd: 47.18 TFLOPs/s, fwd + bwd: 52.58 TFLOPs/s")
+    assert [(f.value, f.unit, f.kind) for f, _ in run.figures][0] == (73.7, "TFLOPs/s", "rate")
+    (rep,) = frameworks.parse_lines(["  (Batch, Heads, SeqLen, Dhead)    cudnn-tflops    flash_v3-tflops",
+                                     "-------------------------------  --------------  -----------------",
+                                     "             (8, 16, 8192, 128)         581.868            465.518"])
+    assert {f["value"]: f["unit"] for f in rep["figures"]} == {581.868: "TFLOPS", 465.518: "TFLOPS"}
+    (rep,) = frameworks.parse_lines(["   n     k     m    torch-fp16    marlin-w4a16",
+                                     "----  ----  ----  ------------  --------------",
+                                     "1024  2048     1    0.0116816       0.00570508"])
+    assert [f["value"] for f in rep["figures"]] == [0.0116816, 0.00570508]  # a dtype in a column's name: no flag
+    (run,) = read("FP32:", "  1024x1024: 27.62 TFLOPS", "  2048x2048: 33.41 TFLOPS", "", "TF32:", "  1024x1024: 99.71 TFLOPS")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("FP32 1024x1024", 27.62), ("FP32 2048x2048", 33.41),
+                                                           ("TF32 1024x1024", 99.71)]
+
+
+def test_an_engines_name_as_a_column_among_others_is_no_evidence():
+    # DeepGEMM's perf report printed as a pandas frame (held-out round 140): its columns compare three engines
+    reps = frameworks.parse_lines(["fp8-gemm-performance-comparison-tp16:",
+                                   "         m        n       k  tp_size     DeepGEMM       SGLang         vLLM",
+                                   "0      8.0    576.0  7168.0     16.0   234.512001   179.104000   179.232001"])
+    assert {r["framework"] for r in reps} == {"unknown"}
+    # a compose service's prefix is a log's line, not a header
+    (rep,) = frameworks.parse_lines(["vllm-1  | INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0"])
+    assert rep["framework"] == "vllm"

@@ -127,3 +127,11 @@ def test_llama_cpps_device_list_total_and_free():
     assert got == [("RPC[192.168.88.34:50052] memory total", 32109, "MiB"),
                    ("RPC[192.168.88.34:50052] memory free", 31588, "MiB"),
                    ("CUDA0 memory total", 2002, "MiB"), ("CUDA0 memory free", 1974, "MiB")]
+
+
+def test_pytests_summary():
+    # Liger-Kernel's test run (linkedin/Liger-Kernel issue, 2024-08; held-out round 140)
+    got = figures(["==================== 12 passed in 31.61s ====================",
+                   "=== 3 failed, 1 skipped, 2 warnings in 1.20s (0:00:01) ==="])
+    assert got == [("tests passed", 12, None), ("tests time", 31.61, "s"), ("tests failed", 3, None),
+                   ("tests skipped", 1, None), ("tests warnings", 2, None), ("tests time", 1.2, "s")]

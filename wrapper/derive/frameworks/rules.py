@@ -60,6 +60,20 @@ def rule(gate: str, pattern: str, *keys: tuple[str | None, Callable], **options)
 _PACKAGE_ROW = re.compile(r"\s*[A-Za-z][\w.-]*(?:[ \t]{2,}|==)v?\d+(?:\.\d+)+\S*\s*")
 
 
+_COLUMN_GAP = re.compile(r"\s{2,}|\t")
+MAX_COLUMN_NAME = 40
+
+
+def column_name(line: str, word: str) -> bool:
+    """Whether ``word`` names a column of a header aligned with spaces (a pandas frame's or tabulate's: "m  n  k
+    DeepGEMM  SGLang  vLLM"): one engine among the compared, three columns or more."""
+    if ":" in line or "|" in line:  # a log's line (a compose service's "vllm-1  | INFO …"), not a header
+        return False
+    cells = _COLUMN_GAP.split(line.strip())
+    return len(cells) >= 3 and all(len(c) <= MAX_COLUMN_NAME for c in cells) \
+        and any(c == word or c.startswith((word + " ", word + "-", word + "_", word + "(")) for c in cells)
+
+
 def named(line: str, word: str) -> bool:
     """Whether ``word`` stands in ``line`` as a name the log prints, not inside a URL ("[GenAI-Perf](https://github.com/
     triton-inference-server/perf_analyzer)" is a link to a project, no line of its output) nor in a table's row
@@ -67,6 +81,8 @@ def named(line: str, word: str) -> bool:
     pip's listing ("vllm                              0.8.0", "vllm==0.8.0": installed, not running), nor quoted as a
     value ('nv_inference_count{model="tensorrt_llm"}': Triton serving a model of that name)."""
     if line.lstrip()[:1] == "|" or _PACKAGE_ROW.fullmatch(line) is not None:
+        return False
+    if "  " in line and column_name(line, word):
         return False
     at = line.find(word)
     while at >= 0:

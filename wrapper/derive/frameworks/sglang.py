@@ -27,6 +27,7 @@ import re
 from . import routes, serving_bench
 from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
 from .durations import scaled, seconds_to_ms
+from .rules import column_name
 
 NAME = "sglang"
 
@@ -155,8 +156,9 @@ class Parser(FamilyParser):
             return
         extra = self.runs.current["extra"]
         hit = _batch(text, extra) or _startup(text, extra)
-        if hit or any(e in line for e in _EVIDENCE) or _OWN_NAME.search(line) is not None:
-            self.evidence += 1
+        if hit or any(e in line for e in _EVIDENCE) or (own := _OWN_NAME.search(line)) is not None \
+                and not ("  " in line and column_name(line, own[0])):
+            self.evidence += 1  # (not a table's column among other engines': "m  n  k  DeepGEMM  SGLang  vLLM")
 
     def _decode_full(self) -> bool:
         decode = self.runs.current["extra"].get("decode")

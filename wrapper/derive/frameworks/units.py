@@ -122,7 +122,7 @@ _UNIT_MS = {
 _PART = LazyPattern(r"(\d+(?:\.\d+)?)(ms|h|m|s|us|\u00b5s|\u03bcs|ns)")
 _WHOLE = LazyPattern(r"[-+]?(?:\d+(?:\.\d+)?(?:ms|h|m|s|us|\u00b5s|\u03bcs|ns))+")
 _WORD_UNITS = {"sec": "s", "secs": "s", "second": "s", "seconds": "s", "msec": "ms", "msecs": "ms",
-               "millisecond": "ms", "milliseconds": "ms", "mins": "min", "minute": "min", "minutes": "min",
+               "millis": "ms", "millisecond": "ms", "milliseconds": "ms", "mins": "min", "minute": "min", "minutes": "min",
                "hour": "h", "hours": "h", "usec": "us", "usecs": "us", "microseconds": "us", "nanoseconds": "ns"}
 _SPACED = LazyPattern(r"([-+]?[\d.,'\u00a0\u202f]*\d)\s*([A-Za-z\u00b5\u03bc]+)")
 

@@ -51,6 +51,7 @@ import re
 
 from . import serving_bench
 from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
+from .rules import column_name
 from .durations import seconds_to_ms
 from .units import integer, number
 
@@ -250,8 +251,8 @@ class Parser(FamilyParser):
                     hit = True
         if not hit and "checkpoint shards" in text and (ms := bar_elapsed_ms(text)) is not None:
             self._extra("weights_progress_elapsed_ms", ms)
-        if hit or _OWN.search(line) is not None:
-            self.evidence += 1
+        if hit or (own := _OWN.search(line)) is not None and not ("  " in line and column_name(line, own[0])):
+            self.evidence += 1  # (not a table's column among other engines': "m  n  k  DeepGEMM  SGLang  vLLM")
 
     def _extra(self, key, value):
         self.runs.fill_extra(key, value)

@@ -18,7 +18,7 @@ MAX_LINE_CHARS = 300
 _NUM = r"[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"  # "1.88269e+06" as ORT GenAI's benchmark prints it
 
 
-_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "msecs": "ms", "milliseconds": "ms",
+_TIME_UNITS = {"ns": "ns", "us": "us", "µs": "us", "μs": "us", "ms": "ms", "msec": "ms", "msecs": "ms", "milliseconds": "ms", "millis": "ms",
                "millisecond": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
                "min": "min", "mins": "min", "minutes": "min", "h": "h", "hours": "h", "microseconds": "us",
                "microsecond": "us", "usec": "us", "minute": "min", "hour": "h", "nanoseconds": "ns", "nanosecond": "ns", "nsec": "ns", "\u6beb\u79d2": "ms", "\u79d2": "s"}
@@ -97,8 +97,8 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
-         r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|millis|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
+         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -218,7 +218,7 @@ _VALUE_NOISE = LazyPattern(r"stamp|\btime$|created|\bcode$|status|\bexit\b|\bcon
                            r"|mirostat|typical|repeat|\bdry\b|\bxtc\b|\btfs\b|rep pen|\btop[ _]?[an]\b|sigma|\bfreq(?!s?[ _]?[kmg]?hz)|rope|\bmin[ _]?p\b"
                            r"|\bf[ _]keep|\bsim\b|\bt[ _]last|\bp0\b|\bga[ _]|learning[ _]rate|\blr\b"
                            # flags, modes, types and devices ("flash_attn = 1", "uma: 0", "Device: cuda:0", "u32 = 15")
-                           r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|\bfp16\b|\bint dot"
+                           r"|\bis\b|\bhas\b|\buse\b|enable|\bflag|\bmode\b|\btype\b|thinking|causal|flash|\buma\b|(?:^|[ _])fp16$|\bint dot"
                            r"|\bclients?\b|\busers?\b|\bseq$|\bcuda\b(?!.graph)|\brocm\b|\bvulkan\b|\bmetal\b|\bdevice\b|(?<![+\w])[uif](?:8|16|32|64)$|caller|knearest|truncat"
                            # a model's hyper-parameters (GGUF's "llama.embedding_length") and a loader's switches ("f_norm_rms_eps", "ssm_d_conv", "add_bos")
                            r"|\beps\b|\bssm\b|\battn\b|param|embedding[ _]length|feed[ _]forward[ _]length|\w\.block[ _]count|\bno[ _](?:alloc|mmap|kv|warmup|perf|display|cnv|host)|\badd\b|adaptive|disable|\bo[ _]direct|^\w$"
@@ -302,7 +302,7 @@ _SQUARE_UNIT = LazyPattern(r"\s*\[([^\[\]]{1,8})\]$")
 
 # a key naming what it counts each second, other than tokens and requests ("train_samples_per_second")
 _ITEMS_PER_SECOND = LazyPattern(r"(?:^|[_ ])(samples|steps|images|iterations|items|examples|sequences)[_ ]per[_ ]second$")
-_COMPUTE_RATE = LazyPattern(r"[kmgtp]flops|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "58.7353TF": oneMKL's benchmark, teraflops
+_COMPUTE_RATE = LazyPattern(r"[kmgtp]flops(?:/s)?|[kmgtp]?flop/s|tops|tf(?:/s)?")  # "58.7353TF": oneMKL's benchmark, teraflops
 
 
 # Units read only where a shape names them: "(-5.2pp)" beside a percentage in a table cell, its change in percentage
@@ -544,7 +544,8 @@ _HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n
 
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
               ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"),
-              ("_percent", "%"), ("_pct", "%"),
+              ("_percent", "%"), ("_pct", "%"), ("-tflops", "TFLOPS"), ("_tflops", "TFLOPS"), ("-gflops", "GFLOPS"),
+              ("_gflops", "GFLOPS"),  # tritonbench's "flash_v3-tflops" column
               ("train_runtime", "s"), ("eval_runtime", "s"), ("test_runtime", "s"), ("predict_runtime", "s"))
 # (HF Trainer's "train_runtime", in seconds; "maxBatchSizeRuntime" is a setting of a runtime)
 

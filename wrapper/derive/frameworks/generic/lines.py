@@ -812,7 +812,12 @@ class LineShapes:
         return True
 
     def _described(self, heading: tuple, stat: re.Match, line: str, routed: bool) -> None:
-        """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03")."""
+        """One row of pandas' describe() under its heading ("First token latency(msecs):" then "mean  204.03"), or a
+        problem's shape and its figure ("FP32:" then "1024x1024: 27.62 TFLOPS")."""
+        if "dims" in stat.re.groupindex:
+            self._add(f"{heading[0]} {stat['dims']}", stat["num"], stat["unit"] or heading[1], line, routed, bare=True)
+            self._heading = heading
+            return
         unit = None if stat["stat"] == "count" else stat["unit"] or heading[1]
         name = f"p{stat['stat'][:-1]}" if stat["stat"].endswith("%") else stat["stat"]  # "50%": the median, p50
         self._add(f"{heading[0]} {name}", stat["num"], unit, line, routed, bare=True, noise_label=f"{heading[0]} avg")

@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import _TAB_PAIR, LineShapes, _normalized
-from .tables import _MATRIX_HEADER, _RULE_CHARS, TableShapes
+from .tables import _MATRIX_HEADER, _RULE_CHARS, HEADER_LINES_BACK, TableShapes
 from .structured import StructuredShapes
 from .systools import SystemToolShapes
 
@@ -80,6 +80,15 @@ _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a l
 _HEADING = LazyPattern(r"(?P<label>[A-Za-z_][\w .-]{0,60}?)\s*(?:\((?P<unit>[^()\d]{1,12})\))?\s*:?")
 
 
+# a problem's shape and its figure under a heading ("FP32:" then "  1024x1024: 27.62 TFLOPS"): the shape names it
+_SHAPED = LazyPattern(r"(?P<dims>\d+(?:[x\u00d7]\d+)+)\s*:\s*(?P<num>[-+]?\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z/%\u00b5]{1,12})?")
+
+
+def _stat_row(s: str) -> Optional[re.Match]:
+    """A row that names a statistic or a shape and gives its figure, under a heading (``_DESCRIBE``, ``_SHAPED``)."""
+    return _DESCRIBE.fullmatch(s) or _SHAPED.fullmatch(s)
+
+
 # pandas' describe() rows ("mean  204.03"), wrk's latency distribution ("50%   12.66ms", a unit glued on)
 _DESCRIBE = LazyPattern(r"(?P<stat>count|mean|std|min|max|\d{1,2}(?:\.\d+)?%)\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                         r"(?P<unit>[mun\u00b5]?s)?")
@@ -146,7 +155,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -270,7 +279,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             label = m["label"].strip()
             self._heading = (_label(label), m["unit"] or _key_unit(label))
             return
-        if heading is not None and (stat := _DESCRIBE.fullmatch(stripped)) is not None:
+        if (stat := _stat_row(stripped)) is not None and (heading := heading or self._heading_above(stat)) is not None:
             self._described(heading, stat, text, routed)
             return
         if "..." in stripped:
@@ -288,6 +297,19 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
+
+    def _heading_above(self, stat: re.Match) -> Optional[tuple]:
+        """The heading over a problem's shape and its figure (``_SHAPED``) that the gate kept from this reader ("FP32:"
+        has no figure), found in the lines above past the rows under it; None for other rows or none found."""
+        if "dims" not in stat.re.groupindex or self.line_before is None:
+            return None
+        for back in range(1, HEADER_LINES_BACK + 1):
+            above = (self.line_before(back) or "").strip()
+            if not above or _SHAPED.fullmatch(above) is not None:
+                continue
+            m = _HEADING.fullmatch(above) if above.endswith(":") and _BARE_DIGIT.search(above) is None else None
+            return (_label(m["label"].strip()), m["unit"]) if m is not None else None
+        return None
 
     def _tab_pair(self, s: str) -> str:
         """A name and its number a tab apart ("Tokens\t2,196", an app's stats panel) as "name: number", unless a

@@ -65,6 +65,10 @@ _MLC_ROW = LazyPattern(r"(?P<id>\d+)(?P<cells>(?:[ \t]+\d+(?:\.\d+)?)+)[ \t]*")
 _MLC_MEASURING = LazyPattern(r"Measuring (?P<what>.+?)(?: \(in (?P<unit>ns)\))?[. ]*$")
 MLC_LINES_BACK = 6  # from a matrix row up to its "Measuring …" line
 
+# pytest's summary: "===== 3 failed, 12 passed, 2 warnings in 31.61s (0:00:31) ====="
+_PYTEST = LazyPattern(r"=+ (?P<items>\d+ [a-z]+(?:, \d+ [a-z]+)*) in (?P<s>\d+(?:\.\d+)?)s(?: \([\d:]+\))? =+")
+_PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun)")
+
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
@@ -84,7 +88,7 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations, Intel MLC's latency and bandwidth tables."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
@@ -105,6 +109,11 @@ class SystemToolShapes:
             return self._top_summary(s, line, routed)
         if first == "B" and "/op" in s and (bench := _GO_BENCH.match(s)) is not None:
             return self._go_bench(bench, s, line, routed)
+        if first == "=" and s[-1] == "=" and " in " in s and (summary := _PYTEST.fullmatch(s)) is not None:
+            for num, word in _PYTEST_ITEM.findall(summary["items"]):
+                self._add(f"tests {word}", num, None, line, routed, bare=True, core=False)
+            self._add("tests time", summary["s"], "s", line, routed, core=False)
+            return True
         if first == "G" and s[-1] == "*" and (level := _ROCM_LEVEL.fullmatch(s)) is not None:
             return self._rocm_level(level, line, routed)
         if "% /" in s and (df := _DF_ROW.fullmatch(s)) is not None:
