@@ -2631,3 +2631,12 @@ def test_an_engines_name_as_a_column_among_others_is_no_evidence():
     # a compose service's prefix is a log's line, not a header
     (rep,) = frameworks.parse_lines(["vllm-1  | INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.9.0"])
     assert rep["framework"] == "vllm"
+
+
+def test_openvinos_name_alone_is_no_evidence_of_openvino_genai():
+    # an optimum-intel SmoothQuant run (held-out round 47): OpenVINO is the runtime other programs use too
+    reps = frameworks.parse_lines(["$ lm_eval --model openvino --tasks lambada_openai --model_args pretrained=./m",
+                                   "PPL: 5.63 @ chunk 512/8192: 100%|████████████████| 41/41 [02:18<00:00,  3.38s/it]"])
+    assert {r["framework"] for r in reps} == {"unknown"}
+    (rep,) = frameworks.parse_lines(["[ INFO ] OpenVINO GenAI version: 2025.1", "Load time: 3512.00 ms"])
+    assert rep["framework"] == "openvino-genai"

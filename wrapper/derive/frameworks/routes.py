@@ -133,7 +133,10 @@ ROUTES = {
     "openvino-genai": Route("openvino_genai", ("Load time:", " ± ", "Batch_size=", "Infer count:",
                                                "other tokens latency:",
                                                "other infers latency:"),
-                            ("openvino", "OpenVINO")),
+                            # its own name, not OpenVINO's: "optimum-cli export openvino", "lm_eval --model openvino"
+                            # run other programs on the same runtime
+                            ("openvino_genai", "openvino.genai", "openvino-genai", "OpenVINO GenAI", "OpenVINO.GenAI",
+                             "OpenVINO-GenAI")),
     "exllamav2": Route("exllamav2", ("Prompt processed in", "Response generated in"), ("exllamav2", "ExLlamaV2")),
     "mllm": Route("mllm", ("Prefill Tokens:", "Prefill Time taken:", "Prefill Speed:", "Decode Tokens:",
                            "Decode Time taken:", "Decode Speed:")),
