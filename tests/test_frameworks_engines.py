@@ -268,3 +268,23 @@ def test_another_programs_memory_breakdown_is_no_llama_cpp_evidence():
         "usable_metal=11.44GB, model_memory=4.29GB, overhead=1.42GB, kv_budget=5.73GB\n"])
     assert rep["framework"] == "unknown"
     assert ("usable metal", 11.44) in {(f["label"], f["value"]) for f in rep["figures"]}
+
+
+def test_tgi_launchers_weight_download():
+    # TGI 2.0 downloading Mixtral's shards (huggingface/text-generation-inference issue, 2024-04; held-out round 141)
+    from wrapper.derive.frameworks import parse_lines
+    (rep,) = parse_lines([
+        "2024-04-30T21:50:05.764569Z  INFO text_generation_launcher: Downloaded /data/m/model-00008-of-00019.safetensors in 0:00:03.",
+        "2024-04-30T21:50:05.764759Z  INFO text_generation_launcher: Download: [8/19] -- ETA: 0:00:37.125000",
+        "2024-04-30T21:50:09.301908Z  INFO text_generation_launcher: Downloaded /data/m/model-00009-of-00019.safetensors in 0:00:03.5."])
+    assert rep["framework"] == "tgi"
+    assert {k: rep["extra"][k] for k in ("download_file_ms", "download_ms", "download_files_done", "download_files_total")} \
+        == {"download_file_ms": [3000.0, 3500.0], "download_ms": 6500.0, "download_files_done": 8, "download_files_total": 19}
+
+
+def test_llama_cpp_loaders_tensor_types():
+    # the loader's quantization mix (ollama issue, 2025-07; held-out round 141)
+    from wrapper.derive.frameworks import parse_lines
+    (rep,) = parse_lines(["llama_model_loader: - type  f32:  241 tensors", "llama_model_loader: - type q3_K:  217 tensors",
+                          "print_info: file size   = 13.58 GiB (3.82 BPW) "])
+    assert rep["extra"]["model_info"]["tensor_types"] == {"f32": 241, "q3_K": 217}

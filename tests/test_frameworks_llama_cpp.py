@@ -35,7 +35,8 @@ def test_b4662_cli_full_run_llama_perf_generation():
                           "sampling_ms_per_token": 0.04, "sampling_tps": 23084.35, "prompt_ms_per_token": 1.33,
                           "eval_ms_per_token": 6.3, "total_tokens": 262, "model_info": {
                               "file_bytes": round(1.49 * 2 ** 30), "params": 2_780_000_000, "arch": "gptneox",
-                              "layers": 32, "expert_count": 0, "expert_used": 0}}
+                              "layers": 32, "expert_count": 0, "expert_used": 0,
+                              "tensor_types": {"f32": 258, "q4_0": 129, "q6_K": 1}}}  # "- type  f32:  258 tensors"
     assert r["moe_experts_cpu"] is None and r["peak_memory_gb"] is None
     assert r["warnings"] == []
 

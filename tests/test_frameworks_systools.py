@@ -135,3 +135,21 @@ def test_pytests_summary():
                    "=== 3 failed, 1 skipped, 2 warnings in 1.20s (0:00:01) ==="])
     assert got == [("tests passed", 12, None), ("tests time", 31.61, "s"), ("tests failed", 3, None),
                    ("tests skipped", 1, None), ("tests warnings", 2, None), ("tests time", 1.2, "s")]
+
+
+def test_iperf3_intervals():
+    # an iperf3 server's baseline before a weight download (held-out round 141): bytes in binary multiples, bits decimal
+    got = figures(["[ ID] Interval           Transfer     Bitrate", "[  5]   0.00-1.00   sec  1.32 GBytes  11.3 Gbits/sec",
+                   "[  5]   0.00-30.00  sec  39.4 GBytes  11.3 Gbits/sec                  receiver"])
+    assert got == [("transfer (0.00-1.00 s)", 1.32, "GiB"), ("bitrate (0.00-1.00 s)", 11.3, "Gbit/s"),
+                   ("transfer (receiver 0.00-30.00 s)", 39.4, "GiB"), ("bitrate (receiver 0.00-30.00 s)", 11.3, "Gbit/s")]
+
+
+def test_dcgm_exporter_fields_by_their_documented_units():
+    # dcgm-exporter scraped on an H100 node serving ollama (NVIDIA/dcgm-exporter issue; held-out round 141): the pod's
+    # name in a label value is no evidence of ollama
+    (rep,) = frameworks.parse_lines([
+        'DCGM_FI_DEV_MEMORY_TEMP{gpu="1",device="nvidia1",container="ollama",pod="ollama-76f687f4cd-xcvvp"} 42',
+        'DCGM_FI_DEV_POWER_USAGE{gpu="1",device="nvidia1"} 312.5'])
+    assert rep["framework"] == "unknown"
+    assert [(f["value"], f["unit"]) for f in rep["figures"]] == [(42, "\u00b0C"), (312.5, "W")]

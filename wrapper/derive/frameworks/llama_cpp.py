@@ -15,7 +15,8 @@ context parts: ``vram_model_mib``, ``vram_context_mib``), ``mem required``, ``co
 ``llama_kv_cache: size = 2.00 MiB`` -> ``extra`` (``*_mib``: llama.cpp printed MiB labelled "MB" in 2023);
 ``output buffer size`` -> ``extra["output_buffers_mib"]``. The model summary (``print_info: file size = 3.02 GiB``,
 ``arch``, ``n_layer``, ``n_expert``, ``n_expert_used``, ``model params``; 2024's ``llm_load_print_meta: model size``)
--> ``extra["model_info"]``: ``file_bytes``, ``arch``, ``layers``, ``expert_count``, ``expert_used``, ``params``. The end-of-run memory table
+-> ``extra["model_info"]``: ``file_bytes``, ``arch``, ``layers``, ``expert_count``, ``expert_used``, ``params``, and
+from the loader's ``- type q4_K:  193 tensors`` lines ``tensor_types`` {type: count}. The end-of-run memory table
 (``llama_memory_breakdown_print`` / ``common_memory_breakdown_print``) -> ``extra["memory_breakdown_mib"]``:
 ``{device: {total, free, self, model, context, compute, unaccounted}}`` (the host row: self, model, context,
 compute), whole MiB as printed. A new ``llama_model_loader: loaded meta data`` line
@@ -120,6 +121,8 @@ _LOAD_EXTRAS = ("kv_self_mib", "vram_used_mib", "vram_kv_self_mib", "vram_scratc
                 "tensor_overrides", "model_info")
 _MODEL_INFO = re.compile(r"^(?:print_info|llm_load_print_meta):\s*(file size|model size|arch|n_layer|n_expert|"
                          r"n_expert_used|model params)\s*=\s*(\S+)\s*(\S*)")
+# the loader's count of tensors per type: "llama_model_loader: - type q4_K:  193 tensors" (the quantization mix)
+_TENSOR_TYPE = re.compile(r"llama_model_loader: - type\s+(\w+):\s+(\d+) tensors")
 _INFO_KEY = {"file size": "file_bytes", "model size": "file_bytes", "arch": "arch", "n_layer": "layers",
              "n_expert": "expert_count", "n_expert_used": "expert_used", "model params": "params"}
 _SIZE_UNIT = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
@@ -244,6 +247,10 @@ def feed_load(text: str, line: str, runs: Runs) -> bool:
     version = version_of(text)
     if version is not None:
         runs.version = version
+        return True
+    if "- type " in text and (m := _TENSOR_TYPE.search(text)) is not None:
+        model_info = runs.startup()["extra"].setdefault("model_info", {})
+        model_info.setdefault("tensor_types", {})[m[1]] = int(m[2])
         return True
     if "loaded meta data" in text and text.startswith("llama_model_loader"):
         _new_load(runs)

@@ -29,6 +29,7 @@ import re
 from . import llama_cpp, llama_server, routes
 from .base import FamilyParser
 from .durations import go_duration_ms, scaled, seconds_to_ms
+from .rules import named
 from .units import integer, number, size_mib
 
 NAME = "ollama"
@@ -95,7 +96,8 @@ class Parser(FamilyParser):
             (llama_cpp.feed_perf(text, self.runs, load_key="x:llama_cpp_load_ms")
              or self.server.feed_json(text)
              or llama_cpp.feed_load(text, line, self.runs))
-        if own or ("ollama" in line and _SELF.search(line)) or ("source=" in text and _SLOG_SOURCE.search(text)) \
+        if own or ("ollama" in line and (m := _SELF.search(line)) is not None and named(line, m[0])) \
+                or ("source=" in text and _SLOG_SOURCE.search(text)) \
                 or text.strip() == routes.OLLAMA_PULL:
             self.evidence += 1
 

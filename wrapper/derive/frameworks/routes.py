@@ -24,7 +24,7 @@ class Route(NamedTuple):
 LLAMA_PERF = ("time =", "graphs reused")
 LLAMA_LOAD = ("build", "version:", "offload", "buffer size", "self size", "VRAM used", "buffer total size",
               "VRAM kv self", "VRAM scratch", "memory_breakdown", "memory breakdown",
-              "mem required", "overrid", "loaded meta data", ": size =", "print_info:", "llm_load_print_meta:")
+              "mem required", "overrid", "loaded meta data", ": size =", "print_info:", "llm_load_print_meta:", "- type ")
 LLAMA_CLI_STATS = "[ Prompt: "  # llama-cli's figures after each answer: `[ Prompt: 323.5 t/s | Generation: 17.8 t/s ]`
 # Function prefixes only llama.cpp prints: evidence that a log is llama.cpp's even when it holds no figure.
 LLAMA_EVIDENCE = ("llama_model_load", "llama_model_loader:", "llm_load_", "load_tensors:", "print_info:",
@@ -112,7 +112,7 @@ ROUTES = {
                                                'inference_time="'),
                                        ("text_embeddings_router", "text-embeddings-inference",
                                         "text_embeddings_backend")),
-    "tgi": Route("tgi", ("Shard ready in", 'total_time="', " - Suffix "), TGI_EVIDENCE),
+    "tgi": Route("tgi", ("Shard ready in", 'total_time="', " - Suffix ", "Downloaded ", "Download: ["), TGI_EVIDENCE),
     "tensorrt-llm": Route("tensorrt_llm", ("KV cache", "k/v cache", "engine size", "TensorRT-LLM version",
                                            "[BENCHMARK]", "LLM Version", "Number of requests",
                                            "Number of concurrent", "Length (tokens)", "Throughput (",

@@ -11,13 +11,16 @@
 * The v3 router's prefix cache, ``text_generation_router_v3::radix: … Prefix 0 - Suffix 13715``: the request's
   tokens found cached and those left to compute, ``extra["radix_prefix_tokens"]``, ``["radix_suffix_tokens"]``
   (printed as a request is admitted, before its ``Success`` line; a second one before it starts the next record).
+* The launcher's weight download, ``Downloaded /data/…/model-00008-of-00019.safetensors in 0:00:03.`` and
+  ``Download: [8/19] -- ETA: …``: ``extra`` ``download_file_ms`` (each file's time, first 1000), ``download_ms``
+  (their sum), ``download_files_done``, ``download_files_total`` (the ETA, an estimate, is not read).
 """
 from __future__ import annotations
 
 import re
 
 from . import routes
-from .base import FamilyParser
+from .base import SERIES_MAX, FamilyParser
 from .durations import go_duration_ms
 
 NAME = "tgi"
@@ -27,6 +30,10 @@ _TIMING = re.compile(r'\b(total_time|validation_time|queue_time|inference_time|t
 _TIMING_KEYS = {"validation_time": "validation_ms", "queue_time": "queue_ms", "inference_time": "inference_ms",
                 "time_per_token": "time_per_token_ms"}
 _RADIX = re.compile(r"Prefix (\d+) - Suffix (\d+)")
+# the launcher fetching weights: "Downloaded /data/…/model-00008-of-00019.safetensors in 0:00:03." (a Python
+# timedelta), then "Download: [8/19] -- ETA: 0:00:37.125000" (an estimate, not read)
+_DOWNLOADED = re.compile(r"Downloaded \S+ in (\d+):(\d\d):(\d\d(?:\.\d+)?)\.?\s*$")
+_DOWNLOAD_COUNT = re.compile(r"Download: \[(\d+)/(\d+)\]")
 _EVIDENCE = routes.TGI_EVIDENCE
 # A request line is TGI's own only under its router or its generation spans: text-embeddings-inference (TEI) prints
 # the same Rust span fields (``rerank{total_time="177.15ms" …}: text_embeddings_router::http::server: … Success``).
@@ -48,6 +55,8 @@ class Parser(FamilyParser):
             hit = True
         elif 'total_time="' in text and text.rstrip().endswith("Success"):
             hit = self._request(text) and _OWN_REQUEST.search(text) is not None
+        elif "Download" in text:
+            hit = self._download(text)
         elif "Suffix " in text and (radix := _RADIX.search(text)) is not None:
             if "radix_prefix_tokens" in self.runs.current["extra"]:
                 self.runs.close()  # a second request admitted before the first one's Success line was printed
@@ -55,6 +64,22 @@ class Parser(FamilyParser):
             self.runs.put_extra("radix_suffix_tokens", int(radix[2]))
         if hit or any(e in line for e in _EVIDENCE):
             self.evidence += 1
+
+    def _download(self, text: str) -> bool:
+        """A weight file downloaded (its time, in ``extra["download_file_ms"]``, and their sum ``download_ms``) or
+        the count so far (``download_files_done`` of ``download_files_total``)."""
+        extra = self.runs.startup()["extra"]
+        if (m := _DOWNLOADED.search(text)) is not None:
+            ms = round((int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])) * 1000, 3)
+            files = extra.setdefault("download_file_ms", [])
+            if len(files) < SERIES_MAX:
+                files.append(ms)
+            extra["download_ms"] = round(extra.get("download_ms", 0) + ms, 3)
+            return True
+        if (m := _DOWNLOAD_COUNT.search(text)) is not None:
+            extra["download_files_done"], extra["download_files_total"] = int(m[1]), int(m[2])
+            return True
+        return False
 
     def _request(self, text: str) -> bool:
         timings = dict(_TIMING.findall(text))

@@ -55,6 +55,9 @@ _METRIC = LazyPattern(r"(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>[^{}]*)\})?\s+
                       r"(?:\s+\d+)?")
 
 
+# DCGM exporter fields' units (its documented field list): "DCGM_FI_DEV_GPU_TEMP" in °C, "…_POWER_USAGE" in W, …
+_DCGM_UNITS = (("_TEMP", "celsius"), ("_POWER_USAGE", "W"), ("_FB_USED", "MiB"), ("_FB_FREE", "MiB"),
+               ("_FB_TOTAL", "MiB"), ("_CLOCK", "MHz"), ("_UTIL", "%"), ("_TOTAL_ENERGY_CONSUMPTION", "mJ"))
 _BUCKET_BOUND = LazyPattern(r'(?<![\w])le="([^"]*)"')
 _METRIC_SUFFIXES = ("_total", "_sum", "_count", "_seconds", "_bytes")  # a sample without labels: its name says so
 
@@ -136,6 +139,8 @@ class StructuredShapes:
         unit = None if base.endswith("_count") else _key_unit(base[:-4] if base.endswith("_sum") else base)
         if unit is None and base.endswith("_sum") and _UNITLESS_DURATION.search(base[:-4].replace("_", " ").lower()):
             unit = "s"  # "…_time_per_output_token_sum": Prometheus' base unit of time is the second
+        if name.startswith("DCGM_FI_") and unit is None:  # NVIDIA's DCGM exporter: the field's unit by its name
+            unit = next((u for suffix, u in _DCGM_UNITS if name.endswith(suffix)), None)
         # a counter or histogram over a server's life is no one run's figure: it fills no core key
         self._add(_label(label), m["num"], unit, line, routed, bare=True, core=False)
 

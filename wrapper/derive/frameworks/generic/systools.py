@@ -65,6 +65,11 @@ _MLC_ROW = LazyPattern(r"(?P<id>\d+)(?P<cells>(?:[ \t]+\d+(?:\.\d+)?)+)[ \t]*")
 _MLC_MEASURING = LazyPattern(r"Measuring (?P<what>.+?)(?: \(in (?P<unit>ns)\))?[. ]*$")
 MLC_LINES_BACK = 6  # from a matrix row up to its "Measuring …" line
 
+# iperf3's interval row: "[  5]   0.00-1.00   sec  1.32 GBytes  11.3 Gbits/sec  [retr] [sender|receiver]" (its
+# bytes binary multiples, its bits decimal ones)
+_IPERF = LazyPattern(r"\[\s*(?:\d+|SUM)\]\s+(?P<a>\d+\.\d+)-(?P<b>\d+\.\d+)\s+sec\s+(?P<tr>\d+(?:\.\d+)?) (?P<tu>[KMGT]?)Bytes"
+                     r"\s+(?P<br>\d+(?:\.\d+)?) (?P<bu>[KMGT]?)bits/sec(?:\s+\d+)?(?:\s+(?P<who>sender|receiver))?\s*")
+
 # pytest's summary: "===== 3 failed, 12 passed, 2 warnings in 31.61s (0:00:31) ====="
 _PYTEST = LazyPattern(r"=+ (?P<items>\d+ [a-z]+(?:, \d+ [a-z]+)*) in (?P<s>\d+(?:\.\d+)?)s(?: \([\d:]+\))? =+")
 _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun)")
@@ -88,7 +93,7 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
@@ -109,6 +114,11 @@ class SystemToolShapes:
             return self._top_summary(s, line, routed)
         if first == "B" and "/op" in s and (bench := _GO_BENCH.match(s)) is not None:
             return self._go_bench(bench, s, line, routed)
+        if first == "[" and "bits/sec" in s and (row := _IPERF.fullmatch(s)) is not None:
+            span = f"{row['who'] + ' ' if row['who'] else ''}{row['a']}-{row['b']} s"
+            self._add(f"transfer ({span})", row["tr"], f"{row['tu']}iB" if row["tu"] else "B", line, routed, core=False)
+            self._add(f"bitrate ({span})", row["br"], f"{row['bu']}bit/s", line, routed, core=False)
+            return True
         if first == "=" and s[-1] == "=" and " in " in s and (summary := _PYTEST.fullmatch(s)) is not None:
             for num, word in _PYTEST_ITEM.findall(summary["items"]):
                 self._add(f"tests {word}", num, None, line, routed, bare=True, core=False)
