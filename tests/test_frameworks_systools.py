@@ -33,10 +33,16 @@ def test_tops_summary_and_process_row():
         "%Cpu(s):  1.4 us, 98.5 sy,  0.0 ni,  0.0 id,  0.0 wa,  0.0 hi,  0.1 si,  0.0 st ",
         "MiB Mem : 2063985.+total, 975160.8 free, 511162.2 used, 604513.6 buff/cache     ",
         "    211 bentoml   20   0  125.6g   5.6g   4.4g S 100.7   0.3  29:36.49 python3"])
-    assert {("load average 1 min", 2056.81, None), ("tasks running", 1, None), ("CPU sy", 98.5, "%"),
+    assert {("load average 1 min", 2056.81, None), ("tasks running", 1, None), ("CPU system", 98.5, "%"), ("CPU idle", 0, "%"),
             ("Mem free", 975160.8, "MiB"), ("python3 RES", 5.6, "GiB"), ("python3 CPU", 100.7, "%"),
             ("python3 CPU time", 1776.49, "s")} <= set(got)
     assert all(value != 2063985 for _, value, _ in got)  # "2063985.+": cut by top, no value
+    # its summary lines glued by a paste that lost their newlines (ollama issue #6901, 2024-09; held-out round 142)
+    got = figures(["top - 11:29:21 up 21 days, 19:09,  2 users,  load average: 28.07, 16.55, 7.01Tasks: 528 total,   3 "
+                   "running%Cpu(s): 88.3 us,  1.8 idMiB Mem :  63857.0 total,   2803.0 free"])
+    assert got == [("load average 1 min", 28.07, None), ("load average 5 min", 16.55, None),
+                   ("load average 15 min", 7.01, None), ("tasks total", 528, None), ("tasks running", 3, None),
+                   ("CPU user", 88.3, "%"), ("CPU idle", 1.8, "%"), ("Mem total", 63857.0, "MiB"), ("Mem free", 2803.0, "MiB")]
 
 
 def test_df_rows_by_mount_point():
@@ -153,3 +159,12 @@ def test_dcgm_exporter_fields_by_their_documented_units():
         'DCGM_FI_DEV_POWER_USAGE{gpu="1",device="nvidia1"} 312.5'])
     assert rep["framework"] == "unknown"
     assert [(f["value"], f["unit"]) for f in rep["figures"]] == [(42, "\u00b0C"), (312.5, "W")]
+
+
+def test_mlperf_loadgens_early_stopping_bullets():
+    # MLPerf loadgen's summary (mlcommons/inference issue, 2024-02; held-out round 142): "stopping" holds no top_p
+    got = figures(["90th percentile latency (ns) : 19641101", "Early Stopping Result:",
+                   " * Processed at least 64 queries (56356).", " * Would discard 5469 highest latency queries.",
+                   " * Early stopping 90th percentile estimate: 19666047"])
+    assert got == [("percentile latency", 19641101, "ns"), ("processed queries", 56356, "queries"),
+                   ("early stopping 90th percentile estimate", 19666047, "ns")]

@@ -155,7 +155,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|queries|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"

@@ -28,6 +28,9 @@ _DF_ROW = LazyPattern(r"\S+\s+(?P<size>" + _SIZE + r")\s+(?P<used>" + _SIZE + r"
 _TOP_LOAD = LazyPattern(r"load average: (?P<a>\d+(?:[.,]\d+)?),? (?P<b>\d+(?:[.,]\d+)?),? (?P<c>\d+(?:[.,]\d+)?)")
 # "Tasks: 9 total, 1 running, …", "%Cpu(s):  1.4 us, 98.5 sy, …", "MiB Mem : 2063985.+total, 975160.8 free, …"
 _TOP_ITEM = LazyPattern(r"(?P<num>\d+(?:\.\d+)?)(?P<cut>\.?\+)? ?(?P<name>[a-z]+(?:/[a-z]+)?(?: Mem)?)")
+_TOP_CPU = {"us": "user", "sy": "system", "ni": "nice", "id": "idle", "wa": "iowait", "hi": "hardware irq",
+            "si": "software irq", "st": "steal"}
+_TOP_GLUED = LazyPattern(r"(?=Tasks:|%Cpu\(s\):|[KMGTPE]iB Mem :|[KMGTPE]iB Swap:)")
 _TOP_MEMORY = LazyPattern(r"(?P<unit>[KMGTPE]iB) (?P<what>Mem|Swap)\s*:")
 # top's process row: PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND
 _TOP_PROCESS = LazyPattern(r"\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+(?P<virt>[\d.]+[kmgtpe]?)\s+(?P<res>[\d.]+[kmgtpe]?)\s+"
@@ -70,6 +73,12 @@ MLC_LINES_BACK = 6  # from a matrix row up to its "Measuring …" line
 _IPERF = LazyPattern(r"\[\s*(?:\d+|SUM)\]\s+(?P<a>\d+\.\d+)-(?P<b>\d+\.\d+)\s+sec\s+(?P<tr>\d+(?:\.\d+)?) (?P<tu>[KMGT]?)Bytes"
                      r"\s+(?P<br>\d+(?:\.\d+)?) (?P<bu>[KMGT]?)bits/sec(?:\s+\d+)?(?:\s+(?P<who>sender|receiver))?\s*")
 
+# MLPerf loadgen's summary, its early-stopping bullets (latencies in ns, as all loadgen's): "* Processed at least 64
+# queries (56356).", "* Early stopping 90th percentile estimate: 19666047" ("* Would discard 5469 highest latency
+# queries." has no figure the gates know)
+_MLPERF_BULLET = LazyPattern(r"\* (?:Processed at least \d+ queries \((?P<done>\d+)\)"
+                             r"|Early stopping (?P<what>[\w ]{1,40}? estimate(?: \(\w+\))?): (?P<ns>\d+))\.?")
+
 # pytest's summary: "===== 3 failed, 12 passed, 2 warnings in 31.61s (0:00:31) ====="
 _PYTEST = LazyPattern(r"=+ (?P<items>\d+ [a-z]+(?:, \d+ [a-z]+)*) in (?P<s>\d+(?:\.\d+)?)s(?: \([\d:]+\))? =+")
 _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun)")
@@ -93,7 +102,7 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals, MLPerf loadgen's early-stopping bullets."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
@@ -118,6 +127,12 @@ class SystemToolShapes:
             span = f"{row['who'] + ' ' if row['who'] else ''}{row['a']}-{row['b']} s"
             self._add(f"transfer ({span})", row["tr"], f"{row['tu']}iB" if row["tu"] else "B", line, routed, core=False)
             self._add(f"bitrate ({span})", row["br"], f"{row['bu']}bit/s", line, routed, core=False)
+            return True
+        if first == "*" and (bullet := _MLPERF_BULLET.fullmatch(s)) is not None:
+            if bullet["done"]:
+                self._add("processed queries", bullet["done"], "queries", line, routed, core=False)
+            else:
+                self._add(f"early stopping {bullet['what']}", bullet["ns"], "ns", line, routed, core=False)
             return True
         if first == "=" and s[-1] == "=" and " in " in s and (summary := _PYTEST.fullmatch(s)) is not None:
             for num, word in _PYTEST_ITEM.findall(summary["items"]):
@@ -201,6 +216,9 @@ class SystemToolShapes:
         return False
 
     def _top_summary(self, s: str, line: str, routed: bool) -> bool:
+        if s.startswith("top - ") and "Tasks:" in s:  # its summary lines glued by a paste that lost their newlines
+            parts = _TOP_GLUED.split(s)
+            return all([self._top_summary(part.strip(), line, routed) for part in parts if part.strip()])
         if s.startswith("top - "):
             if (load := _TOP_LOAD.search(s)) is None:
                 return False
@@ -216,8 +234,8 @@ class SystemToolShapes:
             if item["cut"]:  # "2063985.+total": top ran out of room, the value is cut
                 continue
             name = item["name"]
-            if subject == "CPU":
-                self._add(f"CPU {name}", item["num"], "%", line, routed)
+            if subject == "CPU":  # top's abbreviations spelled out ("id" read alone would be an identifier)
+                self._add(f"CPU {_TOP_CPU.get(name, name)}", item["num"], "%", line, routed)
             elif memory is not None:
                 self._add(f"{subject} {name}", item["num"], memory["unit"], line, routed)
             else:  # "Tasks: 9 total, 1 running": counts
