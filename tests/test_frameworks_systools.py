@@ -166,5 +166,5 @@ def test_mlperf_loadgens_early_stopping_bullets():
     got = figures(["90th percentile latency (ns) : 19641101", "Early Stopping Result:",
                    " * Processed at least 64 queries (56356).", " * Would discard 5469 highest latency queries.",
                    " * Early stopping 90th percentile estimate: 19666047"])
-    assert got == [("percentile latency", 19641101, "ns"), ("processed queries", 56356, "queries"),
+    assert got == [("90th percentile latency", 19641101, "ns"), ("processed queries", 56356, "queries"),
                    ("early stopping 90th percentile estimate", 19666047, "ns")]

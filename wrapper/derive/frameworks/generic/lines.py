@@ -66,7 +66,9 @@ _SPOKEN_DURATION = LazyPattern(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:hours?|hrs?|h|minu
 # "Mean TTFT (ms): 123.2"), "… took / in / after 3.2 s", "label: 12" / "label=12" / 'label="12ms"', "label 50.00%".
 _BEFORE = (
     # (an abbreviation in brackets may stand in the label: "Time to first token (TTFT) (s): 2.93")
-    ("bracket", LazyPattern(r"[~\u2248]?\s*[:=]?\s*\)(?P<unit>[^()]{1,40})\(\s*(?P<label>(?:[\w /-]|\)[\w.-]{1,16}\()*[^\W\d_])(?![\w.])")),
+    # (an ordinal may open it: "90th percentile latency (ns) : 19641101", MLPerf loadgen's)
+    ("bracket", LazyPattern(r"[~\u2248]?\s*[:=]?\s*\)(?P<unit>[^()]{1,40})\(\s*(?P<label>(?:[\w /-]|\)[\w.-]{1,16}\()*[^\W\d_]"
+                            r"(?: (?:ts|dn|dr|ht)\d{1,3})?)(?![\w.])")),
     # "Model size (MB) - 86.68": a dash after a unit's brackets, as setfit's benchmark prints it ("using device
     # Vulkan0 (AMD Radeon RX 6600M) - 8176 MiB free" names a device in its brackets: no unit, no dash shape)
     ("bracket", LazyPattern(r"\s*-(?= )\s*\)(?P<unit>[^()\s\d][^()\s]{0,11})\(\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
