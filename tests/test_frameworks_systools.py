@@ -168,3 +168,11 @@ def test_mlperf_loadgens_early_stopping_bullets():
                    " * Early stopping 90th percentile estimate: 19666047"])
     assert got == [("90th percentile latency", 19641101, "ns"), ("processed queries", 56356, "queries"),
                    ("early stopping 90th percentile estimate", 19666047, "ns")]
+
+
+def test_nccls_init_timings():
+    # NCCL 2.2x on a DGX B200 (NVIDIA/nccl issue, 2025; held-out round 143): a communicator's start-up, in seconds
+    got = figures(["d5618706-01:1106802:1106870 [3] NCCL INFO Init timings - ncclCommInitRankConfig: rank 3 nranks 8 "
+                   "total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57)"])
+    assert got == [("NCCL init rank 3 total", 55.01, "s"), ("NCCL init rank 3 kernels", 52.45, "s"),
+                   ("NCCL init rank 3 alloc", 0.41, "s"), ("NCCL init rank 3 bootstrap", 0.57, "s")]

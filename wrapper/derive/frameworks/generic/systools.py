@@ -79,6 +79,12 @@ _IPERF = LazyPattern(r"\[\s*(?:\d+|SUM)\]\s+(?P<a>\d+\.\d+)-(?P<b>\d+\.\d+)\s+se
 _MLPERF_BULLET = LazyPattern(r"\* (?:Processed at least \d+ queries \((?P<done>\d+)\)"
                              r"|Early stopping (?P<what>[\w ]{1,40}? estimate(?: \(\w+\))?): (?P<ns>\d+))\.?")
 
+# NCCL's communicator start-up, in seconds: "NCCL INFO Init timings - ncclCommInitRankConfig: rank 3 nranks 8 total 55.01
+# (kernels 52.45, alloc 0.41, bootstrap 0.57, allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)"
+_NCCL_INIT = LazyPattern(r"NCCL INFO Init timings(?: - (?P<call>\w+))?: rank (?P<rank>\d+) nranks \d+ total (?P<total>\d+(?:\.\d+)?)"
+                         r"(?: \((?P<parts>[^()]*)\))?")
+_NCCL_PART = LazyPattern(r"(\w+) (\d+(?:\.\d+)?)")
+
 # pytest's summary: "===== 3 failed, 12 passed, 2 warnings in 31.61s (0:00:31) ====="
 _PYTEST = LazyPattern(r"=+ (?P<items>\d+ [a-z]+(?:, \d+ [a-z]+)*) in (?P<s>\d+(?:\.\d+)?)s(?: \([\d:]+\))? =+")
 _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun)")
@@ -102,11 +108,17 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals, MLPerf loadgen's early-stopping bullets."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals, MLPerf loadgen's early-stopping bullets, NCCL's init timings."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
         first = s[0]
+        if "Init timings" in s and (nccl := _NCCL_INIT.search(s)) is not None:
+            label = f"NCCL init rank {nccl['rank']}"
+            self._add(f"{label} total", nccl["total"], "s", line, routed, core=False)
+            for part, num in _NCCL_PART.findall(nccl["parts"] or ""):
+                self._add(f"{label} {part}", num, "s", line, routed, core=False)
+            return True
         if first.isdigit():
             if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
                     and self.line_before is not None and self._mlc(row, line, routed):
