@@ -2640,3 +2640,11 @@ def test_openvinos_name_alone_is_no_evidence_of_openvino_genai():
     assert {r["framework"] for r in reps} == {"unknown"}
     (rep,) = frameworks.parse_lines(["[ INFO ] OpenVINO GenAI version: 2025.1", "Load time: 3512.00 ms"])
     assert rep["framework"] == "openvino-genai"
+
+
+def test_token_counts_named_with_a_hyphen_or_a_total_are_counts_not_limits():
+    # SGLang on Ascend, its batch line cut by a terminal (held-out round 143); a batching script's "Total token"
+    (run,) = read("[2026-05-28 02:59:50 TP0] Prefill batch, #new-seq: 1, #new-token: 896, #pending-token: 23787, npu",
+                  "Total token: 6108", "EOS token: 50256")
+    assert {f.label: f.value for f, _ in run.figures} == {"new-token": 896, "pending-token": 23787,
+                                                          "Total token": 6108}

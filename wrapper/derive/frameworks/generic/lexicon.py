@@ -171,8 +171,9 @@ _TIMED_KINDS = frozenset(("duration", "rate"))
 # Limits ("max tokens 512", "max_num_seqs: 256", "memory limit 80 GiB") and token ids ("EOS token = 50256"): noise
 # in counts, sizes and ratios; a duration, rate or percentage labelled max/min is a statistic ("Max ITL (ms): 123.4"),
 # one labelled "… per token" a cost ("Average time per token: 0.0295 seconds").
-_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first )(?<!second )(?<!per )(?<!output )(?<!input )(?<!prompt )(?<!generated )(?<!cached )(?<!new )\btoken$", re.I)
-# ("EOS token = 50256"; SGLang's "#cached_token: 757", "#new_token: 1" are counts)
+_LIMIT = LazyPattern(r"\bmax\b|\bmin\b|limit(?!ing|ed)|(?<!first[ _-])(?<!second[ _-])(?<!per[ _-])(?<!output[ _-])(?<!input[ _-])"
+                     r"(?<!prompt[ _-])(?<!generated[ _-])(?<!cached[ _-])(?<!new[ _-])(?<!pending[ _-])(?<!total[ _-])\btoken$", re.I)
+# ("EOS token = 50256"; SGLang's "#cached_token: 757", "#new_token: 1", "#new-token: 896", "#pending-token: 0" are counts)
 
 
 _BUILD = LazyPattern(r"\b[Bb]uild\b")
