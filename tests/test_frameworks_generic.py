@@ -2648,3 +2648,24 @@ def test_token_counts_named_with_a_hyphen_or_a_total_are_counts_not_limits():
                   "Total token: 6108", "EOS token: 50256")
     assert {f.label: f.value for f, _ in run.figures} == {"new-token": 896, "pending-token": 23787,
                                                           "Total token": 6108}
+
+
+def test_colon_statistics_under_a_heading_that_names_the_unit():
+    # transformers' Pixtral image-processor timing (huggingface/transformers issue, 2024-11; held-out round 144): the
+    # heading, no figure of its own, is found above; a heading with no unit makes no figures of bare statistics
+    (rep,) = frameworks.parse_lines(["-" * 50, "Slow Processor (PIL Image) Statistics (milliseconds):",
+                                     "          Mean: 23.680", "       Std Dev: 2.240", "           Max: 36.064"])
+    assert [(f["label"], f["value"], f["unit"]) for f in rep["figures"]] == [
+        ("Slow Processor (PIL Image) Statistics Mean", 23.68, "ms"),
+        ("Slow Processor (PIL Image) Statistics Std Dev", 2.24, "ms"),
+        ("Slow Processor (PIL Image) Statistics Max", 36.064, "ms")]
+    (rep,) = frameworks.parse_lines(["Limits:", "  Max: 5"])
+    assert rep["figures"] == []
+
+
+def test_another_programs_version_in_brackets_is_no_ollama_line():
+    # ComfyUI's quantization note (held-out round 144): ollama's is "Listening on 127.0.0.1:11434 (version 0.5.7)"
+    (rep,) = frameworks.parse_lines(["Requested to load Flux2TEModel_", "Found quantization metadata (version 1.0)"])
+    assert rep["framework"] == "unknown"
+    (rep,) = frameworks.parse_lines(['time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434 (version 0.5.7)"'])
+    assert rep["framework"] == "ollama" and rep["version"] == "0.5.7"

@@ -820,6 +820,11 @@ class LineShapes:
             self._add(f"{heading[0]} {stat['dims']}", stat["num"], stat["unit"] or heading[1], line, routed, bare=True)
             self._heading = heading
             return
+        if "colon" in stat.re.groupindex:  # "Mean: 23.680" under "… Statistics (milliseconds):"
+            self._add(f"{heading[0]} {stat['colon']}", stat["num"], heading[1], line, routed, bare=True,
+                      noise_label=f"{heading[0]} avg")
+            self._heading = heading
+            return
         unit = None if stat["stat"] == "count" else stat["unit"] or heading[1]
         name = f"p{stat['stat'][:-1]}" if stat["stat"].endswith("%") else stat["stat"]  # "50%": the median, p50
         self._add(f"{heading[0]} {name}", stat["num"], unit, line, routed, bare=True, noise_label=f"{heading[0]} avg")

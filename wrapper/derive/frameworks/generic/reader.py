@@ -7,7 +7,7 @@ from typing import Callable, NamedTuple, Optional
 from ....core.lazy_re import LazyPattern
 from ..units import number
 from .lexicon import (
-    LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _core_key, _core_value, _is_noise, _key_unit,
+    LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _bracket_unit, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import _TAB_PAIR, LineShapes, _normalized
 from .tables import _MATRIX_HEADER, _RULE_CHARS, HEADER_LINES_BACK, TableShapes
@@ -85,8 +85,15 @@ _SHAPED = LazyPattern(r"(?P<dims>\d+(?:[x\u00d7]\d+)+)\s*:\s*(?P<num>[-+]?\d+(?:
 
 
 def _stat_row(s: str) -> Optional[re.Match]:
-    """A row that names a statistic or a shape and gives its figure, under a heading (``_DESCRIBE``, ``_SHAPED``)."""
-    return _DESCRIBE.fullmatch(s) or _SHAPED.fullmatch(s)
+    """A row that names a statistic or a shape and gives its figure, under a heading (``_DESCRIBE``, ``_SHAPED``,
+    ``_COLON_STAT``)."""
+    return _DESCRIBE.fullmatch(s) or _SHAPED.fullmatch(s) or (_COLON_STAT.fullmatch(s) if ":" in s else None)
+
+
+# a statistic with a colon and no unit under a heading that names the unit ("Slow Processor (PIL Image) Statistics
+# (milliseconds):" then "Mean: 23.680", "Std Dev: 2.240"): read only where that heading is found above
+_COLON_STAT = LazyPattern(r"(?P<colon>mean|median|std\.? ?dev|stdev|min|max|p\d{1,2}(?:\.\d)?)\s*:\s*"
+                          r"(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", re.I)
 
 
 # pandas' describe() rows ("mean  204.03"), wrk's latency distribution ("50%   12.66ms", a unit glued on)
@@ -301,14 +308,18 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
     def _heading_above(self, stat: re.Match) -> Optional[tuple]:
         """The heading over a problem's shape and its figure (``_SHAPED``) that the gate kept from this reader ("FP32:"
         has no figure), found in the lines above past the rows under it; None for other rows or none found."""
-        if "dims" not in stat.re.groupindex or self.line_before is None:
+        colon = "colon" in stat.re.groupindex
+        if not ("dims" in stat.re.groupindex or colon) or self.line_before is None:
             return None
         for back in range(1, HEADER_LINES_BACK + 1):
             above = (self.line_before(back) or "").strip()
-            if not above or _SHAPED.fullmatch(above) is not None:
+            if not above or _SHAPED.fullmatch(above) is not None or _COLON_STAT.fullmatch(above) is not None:
                 continue
-            m = _HEADING.fullmatch(above) if above.endswith(":") and _BARE_DIGIT.search(above) is None else None
-            return (_label(m["label"].strip()), m["unit"]) if m is not None else None
+            if not above.endswith(":") or _BARE_DIGIT.search(above) is not None:
+                return None
+            m = _HEADING.fullmatch(above) or (_bracket_unit(above[:-1]) if above.endswith("):") else None)
+            heading = (_label(m["label"].strip()), m["unit"]) if m is not None else None
+            return heading if heading is not None and (heading[1] or not colon) else None  # (a colon's: a unit)
         return None
 
     def _tab_pair(self, s: str) -> str:
