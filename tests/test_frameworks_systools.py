@@ -176,3 +176,11 @@ def test_nccls_init_timings():
                    "total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57)"])
     assert got == [("NCCL init rank 3 total", 55.01, "s"), ("NCCL init rank 3 kernels", 52.45, "s"),
                    ("NCCL init rank 3 alloc", 0.41, "s"), ("NCCL init rank 3 bootstrap", 0.57, "s")]
+
+
+def test_httpstats_bar_of_phase_times():
+    # httpstat against a cold Fly.io app (dwyl/image-classifier issue, 2024-01; held-out round 145)
+    got = figures(["  DNS Lookup   TCP Connection   TLS Handshake   Server Processing   Content Transfer",
+                   "[     6ms    |      25ms      |     40ms      |      21360ms      |        2ms       ]"])
+    assert got == [("DNS Lookup", 6, "ms"), ("TCP Connection", 25, "ms"), ("TLS Handshake", 40, "ms"),
+                   ("Server Processing", 21360, "ms"), ("Content Transfer", 2, "ms")]

@@ -85,6 +85,10 @@ _NCCL_INIT = LazyPattern(r"NCCL INFO Init timings(?: - (?P<call>\w+))?: rank (?P
                          r"(?: \((?P<parts>[^()]*)\))?")
 _NCCL_PART = LazyPattern(r"(\w+) (\d+(?:\.\d+)?)")
 
+# httpstat's timing bar under its names: "  DNS Lookup   TCP Connection   …" / "[     6ms    |      25ms      |  …  ]"
+_HTTPSTAT_CELL = LazyPattern(r"\s*(\d+)ms\s*")
+_NAME_GAP = LazyPattern(r"\s{2,}")
+
 # pytest's summary: "===== 3 failed, 12 passed, 2 warnings in 31.61s (0:00:31) ====="
 _PYTEST = LazyPattern(r"=+ (?P<items>\d+ [a-z]+(?:, \d+ [a-z]+)*) in (?P<s>\d+(?:\.\d+)?)s(?: \([\d:]+\))? =+")
 _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected|rerun)")
@@ -108,7 +112,7 @@ def _size(cell: str) -> Optional[tuple[str, str]]:
 
 class SystemToolShapes:
     """Rows of free, df and top, dd's summary, curl's progress meter, rocm-smi's current clock levels, go test's
-    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals, MLPerf loadgen's early-stopping bullets, NCCL's init timings."""
+    benchmark iterations, Intel MLC's latency and bandwidth tables, pytest's summary, iperf3's intervals, MLPerf loadgen's early-stopping bullets, NCCL's init timings, httpstat's bar."""
 
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
@@ -135,6 +139,8 @@ class SystemToolShapes:
             return self._top_summary(s, line, routed)
         if first == "B" and "/op" in s and (bench := _GO_BENCH.match(s)) is not None:
             return self._go_bench(bench, s, line, routed)
+        if first == "[" and s[-1] == "]" and "ms" in s and "|" in s and self._httpstat(s, line, routed):
+            return True
         if first == "[" and "bits/sec" in s and (row := _IPERF.fullmatch(s)) is not None:
             span = f"{row['who'] + ' ' if row['who'] else ''}{row['a']}-{row['b']} s"
             self._add(f"transfer ({span})", row["tr"], f"{row['tu']}iB" if row["tu"] else "B", line, routed, core=False)
@@ -174,6 +180,17 @@ class SystemToolShapes:
                 self._add(f"{name} allocs/op", num, None, line, routed, bare=True)
             else:
                 self._add(name, num, unit, line, routed)
+        return True
+
+    def _httpstat(self, s: str, line: str, routed: bool) -> bool:
+        """httpstat's bar of phase times, each cell named by the line above (its names as many as its cells)."""
+        cells = s[1:-1].split("|")
+        names = _NAME_GAP.split((self.line_before(1) or "").strip()) if self.line_before is not None else []
+        times = [_HTTPSTAT_CELL.fullmatch(c) for c in cells]
+        if len(names) != len(cells) or not all(times):
+            return False
+        for name, t in zip(names, times):
+            self._add(name, t[1], "ms", line, routed, core=False)
         return True
 
     def _mlc(self, row, line: str, routed: bool) -> bool:
