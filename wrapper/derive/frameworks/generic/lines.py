@@ -484,20 +484,21 @@ def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
 _PIPED_CELL_HEAD = LazyPattern(r"[A-Za-z][\w/-]{0,24} ")  # one word before a cell's number: "tokens 44"
 
 
-def _piped_cell(s: str, start: int, end: int) -> bool:
-    """Whether the number at ``s[start:end]`` fills a cell of a record of " | "-separated cells after one word
-    naming it ("mel 0.007s | enc 0.379s | … | tokens 44 | tps 22.2"): the word names it as a pair's key does."""
+def _piped_word(s: str, start: int, end: int) -> Optional[str]:
+    """The one word naming the number at ``s[start:end]`` when it fills a cell of a record of " | "-separated cells
+    ("mel 0.007s | enc 0.379s | … | tokens 44 | tps 22.2"): the word names it as a pair's key does; else None."""
     if s.count(" | ") < 2 or s[end:end + 3] != " | " and s[end:].strip():
-        return False
-    return _PIPED_CELL_HEAD.fullmatch(s[:start].rpartition(" | ")[2]) is not None
+        return None
+    head = s[:start].rpartition(" | ")[2]
+    return head.strip() if _PIPED_CELL_HEAD.fullmatch(head) is not None else None
 
 
 def _piped_key(s: str, start: int, m: re.Match) -> Optional[tuple]:
     """("pair", word, None) for a number with no unit filling a piped cell after a word that names its unit or
     says it counts ("tps 22.2", "tokens 44"), as a key before a colon would; else None."""
-    if m["unit"] is not None or not _piped_cell(s, start, m.end()):
+    word = _piped_word(s, start, m.end()) if m["unit"] is None else None
+    if word is None:
         return None
-    word = s[:start].rpartition(" | ")[2].strip()
     return ("pair", word, None) if _key_unit(word) or _unit_kind(None, _words(word))[1] == "count" else None
 
 

@@ -306,8 +306,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             self._heading = heading  # statistics of the heading: the next line may hold more
 
     def _heading_above(self, stat: re.Match) -> Optional[tuple]:
-        """The heading over a problem's shape and its figure (``_SHAPED``) that the gate kept from this reader ("FP32:"
-        has no figure), found in the lines above past the rows under it; None for other rows or none found."""
+        """The heading over a problem's shape and its figure (``_SHAPED``) or a colon statistic (``_COLON_STAT``, whose
+        heading must name the unit) that the gate kept from this reader ("FP32:" has no figure), found in the lines
+        above past the rows under it; None for other rows or none found."""
         colon = "colon" in stat.re.groupindex
         if not ("dims" in stat.re.groupindex or colon) or self.line_before is None:
             return None
