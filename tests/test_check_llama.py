@@ -16,11 +16,12 @@ def _run(model, runs, *extra):
 
 def test_check_real_llama_completion_against_its_baseline(models, tmp):
     store = ["--baseline-dir", str(tmp / "store")]
-    # 12 runs a side: a bound needs 5 measured candidates and a relative change 4 a side, and llama-completion
-    # 0.3.36 loses its stdout in about one run in ten and its last lines in more (see test_llama); ~30 ms a run
-    assert _run(models["tiny"], 12, "--save-baseline", "tiny", *store).returncode == 0
+    # 24 runs a side: a bound needs 5 measured candidates and a relative change 4 a side, and llama-completion
+    # 0.3.36 loses its stdout in about one run in ten and its last lines (its perf block: no ms/token) in more --
+    # on a loaded 2-core machine two runs in three, which left 12 runs a side with 2-4 measured (see test_llama)
+    assert _run(models["tiny"], 24, "--save-baseline", "tiny", *store).returncode == 0
     assert os.listdir(tmp / "store") == ["tiny.jsonl"]
-    assert _run(models["tiny"], 12, "--jsonl", str(tmp / "same.jsonl")).returncode == 0
+    assert _run(models["tiny"], 24, "--jsonl", str(tmp / "same.jsonl")).returncode == 0
     bounds = ["--fail-if", "load>60s", "--fail-if", "ttft>60s", "--fail-if", "ms_per_token>10000",
               "--fail-if", "total>+10000%"]
     same = run_phasewrap(["check", "--baseline", "tiny", str(tmp / "same.jsonl"), *store, *bounds, "--format",
