@@ -4,7 +4,7 @@ import calendar
 import pytest
 
 from wrapper.derive.frameworks import PrefixTime, strip_prefix, strip_text
-from wrapper.derive.frameworks.durations import go_duration_ms, seconds_to_ms
+from wrapper.derive.frameworks.units import go_duration_ms, seconds_to_ms
 from wrapper.derive.frameworks.units import integer, number, size_mib
 from .conftest import log_fixture
 

@@ -23,7 +23,7 @@ import re
 
 from . import llama_cpp
 from .base import FamilyParser
-from .durations import scaled
+from .units import scaled
 from .units import integer, number, size_mib
 
 NAME = "llama-bench"

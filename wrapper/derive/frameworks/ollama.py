@@ -28,7 +28,7 @@ import re
 
 from . import llama_cpp, llama_server, routes
 from .base import FamilyParser
-from .durations import go_duration_ms, scaled, seconds_to_ms
+from .units import go_duration_ms, scaled, seconds_to_ms
 from .rules import named
 from .units import integer, number, size_mib
 

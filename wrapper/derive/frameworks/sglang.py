@@ -26,7 +26,7 @@ import re
 
 from . import routes, serving_bench
 from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
-from .durations import scaled, seconds_to_ms
+from .units import scaled, seconds_to_ms
 from .rules import column_name
 
 NAME = "sglang"

@@ -28,7 +28,7 @@ import re
 
 from . import routes
 from .base import FamilyParser
-from .durations import seconds_to_ms
+from .units import seconds_to_ms
 from .rules import named
 from .units import number
 

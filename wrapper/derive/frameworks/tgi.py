@@ -21,7 +21,7 @@ import re
 
 from . import routes
 from .base import SERIES_MAX, FamilyParser
-from .durations import go_duration_ms
+from .units import clock_s, go_duration_ms
 
 NAME = "tgi"
 
@@ -70,7 +70,7 @@ class Parser(FamilyParser):
         the count so far (``download_files_done`` of ``download_files_total``)."""
         extra = self.runs.startup()["extra"]
         if (m := _DOWNLOADED.search(text)) is not None:
-            ms = round((int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])) * 1000, 3)
+            ms = round(clock_s(m[1], m[2], m[3]) * 1000, 3)
             files = extra.setdefault("download_file_ms", [])
             if len(files) < SERIES_MAX:
                 files.append(ms)

@@ -107,6 +107,15 @@ def seconds_to_ms(text: str | None, decimal_comma: bool | None = None) -> float 
 
 # -- durations -------------------------------------------------------------------------------------------------
 
+
+def clock_s(*fields: str | None) -> float:
+    """The seconds a clock's fields say, most significant first: ``clock_s("0", "05", "43.2")`` is 343.2 (h, m, s),
+    ``clock_s(*"01:12".split(":"))`` 72.0; a field not printed (``None``, an optional hours group) counts 0."""
+    total = 0.0
+    for field in fields:
+        total = total * 60 + float(field or 0)
+    return total
+
 _UNIT_MS = {
     "h": Decimal(3_600_000),
     "m": Decimal(60_000),

@@ -52,7 +52,7 @@ import re
 from . import serving_bench
 from .base import LINE_BYTE, SERIES_MAX, FamilyParser, Periodic, bar_elapsed_ms
 from .rules import column_name
-from .durations import seconds_to_ms
+from .units import seconds_to_ms
 from .units import integer, number
 
 NAME = "vllm"

@@ -5,7 +5,7 @@ import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
-from ..units import go_duration_ms, spoken_duration_ms
+from ..units import clock_s, go_duration_ms, spoken_duration_ms
 from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
@@ -462,12 +462,12 @@ _PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.
 
 def _bar_seconds(clock: str) -> str:
     """The whole seconds a bar's clock says ("01:12", "0:01:40"), as text."""
-    return str(sum(int(p) * 60 ** i for i, p in enumerate(reversed(clock.split(":")))))
+    return str(int(clock_s(*clock.split(":"))))
 
 
 def _clock_seconds(m: re.Match) -> str:
     """The seconds a clock's ``h``, ``m``, ``s`` groups say, as text ("0:05:43" -> "343.0")."""
-    return repr(round(int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"]), 6))
+    return repr(round(clock_s(m["h"], m["m"], m["s"]), 6))
 
 
 def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
@@ -863,11 +863,11 @@ class LineShapes:
             if m["total"].isdigit() and m["total"] != m["done"]:  # (a finished bar's total is its count done)
                 self._bar_rate(f"{label} out of", m["total"], "iterations", line, routed, core=False, own=True)
         if (elapsed := _BAR_ELAPSED.match(inner)) is not None:  # a finished bar's time; one still going: so far, left
-            seconds = int(elapsed["h"] or 0) * 3600 + int(elapsed["m"]) * 60 + int(elapsed["s"])
+            seconds = int(clock_s(elapsed["h"], elapsed["m"], elapsed["s"]))
             finished = m["done"] == m["total"]
             self._bar_rate(f"{label} elapsed" if finished else f"{label} elapsed so far", str(seconds), "s", line, routed)
             if elapsed["rm"] is not None:  # (a finished bar's "<00:00" too: printed, its estimate come true)
-                left = int(elapsed["rh"] or 0) * 3600 + int(elapsed["rm"]) * 60 + int(elapsed["rs"])
+                left = int(clock_s(elapsed["rh"], elapsed["rm"], elapsed["rs"]))
                 self._bar_rate(f"{label} remaining", str(left), "s", line, routed)
         rate = _BAR_RATE.search(inner)
         desc = (m["desc"] or "") + ", "  # its own figures ("Capturing batches (bs=1 avail_mem=38.07 GB)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
+from ..units import clock_s
 
 _SIZE = r"\d+(?:[.,]\d+)?(?:[KMGTPE]i?|[kmgtp]|B)?"
 
@@ -300,8 +301,7 @@ class SystemToolShapes:
             self._add(f"curl {label}", number, f"{unit}/s", line, routed)
         spent = row["spent"]
         if spent[0] != "-" and spent.count(":") == 2:
-            h, m, sec = spent.split(":")
-            self._add("curl time spent", repr(int(h) * 3600 + int(m) * 60 + int(sec)), "s", line, routed)
+            self._add("curl time spent", repr(int(clock_s(*spent.split(":")))), "s", line, routed)
         return True
 
     def _dd(self, s: str, line: str, routed: bool) -> bool:

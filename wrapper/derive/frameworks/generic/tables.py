@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
-from ..units import go_duration_ms
+from ..units import clock_s, go_duration_ms
 from .lexicon import (
     CURRENCIES, MAX_LINE_CHARS, _ARROW_SIGN, _CELL_UNIT, _CELL_VALUE, _MEMORY, _NOT_A_DURATION, _NUM, _STAT_COLUMN,
     _SQUARE_UNIT, _UNIT, _UNITLESS_DURATION, _UNIT_WORD, _bracket_unit, _key_unit, _label, _unit_kind, _unit_word_in, _words)
@@ -193,7 +193,7 @@ def _read_by_column(cell: str, name: str) -> str:
         return f"{m[1]} {m[2]}iB"
     if ":" in bare and (m := _CLOCK_CELL.fullmatch(bare)) is not None and _ELAPSED_COLUMN.search(name) is not None \
             and _CLOCK_COLUMN.search(name) is None:
-        return f"{int(m[1] or 0) * 3600 + int(m[2]) * 60 + float(m[3])!r} s"
+        return f"{clock_s(m[1], m[2], m[3])!r} s"
     return cell
 
 
