@@ -97,7 +97,10 @@ class Parser(FamilyParser):
             (llama_cpp.feed_perf(text, self.runs, load_key="x:llama_cpp_load_ms")
              or self.server.feed_json(text)
              or llama_cpp.feed_load(text, line, self.runs))
-        if own or ("ollama" in line and (m := _SELF.search(line)) is not None and named(line, m[0])) \
+        # gin is any Go server's web framework (nexa's too): its access line is ollama's only on ollama's own API
+        # or the root its CLI probes ("HEAD "/"), not on the OpenAI-style paths every server offers ("/v1/…")
+        if own and not ("[GIN]" in text and '"/api/' not in text and not text.rstrip().endswith('"/"')) \
+                or ("ollama" in line and (m := _SELF.search(line)) is not None and named(line, m[0])) \
                 or ("source=" in text and _SLOG_SOURCE.search(text)) \
                 or text.strip() == routes.OLLAMA_PULL:
             self.evidence += 1

@@ -88,8 +88,22 @@ _BEFORE = (
 
 # "Prompt tokens: 24328 in 23.32s (1043.05 tokens/s)", "decoded  673 tokens in   12.132 seconds, speed: 55.47 t/s":
 # a count, its time and (maybe) its rate, labelled by the words before the count.
-_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:tok(?:ens?)?\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM_OR_BARE_FRACTION + r")\s*(?P<unit>" + _UNIT
+_TRIPLE = LazyPattern(r"(?<![\w.])(?P<count>\d+)\s*(?:(?:tok(?:ens?)?|(?P<things>requests|reqs|prompts|queries|samples|docs|"
+                     r"documents|pages|images|segments))\s+(?:(?P<word>[a-z]+)\s+)?)?in\s+(?P<num>" + _NUM_OR_BARE_FRACTION + r")\s*(?P<unit>" + _UNIT
                      + r")(?:[\s,(=]*(?:speed:?\s*)?(?P<rate>" + _NUM + r")\s*(?P<runit>" + _UNIT + r"))?")
+
+
+# An amount of time that is what was made or read, not how long it took ("Generated 14.25 seconds of audio in
+# 3.2 s", "Transcribed 30 minutes of speech"): "Generated audio", not core, then its own time "Generated audio in"
+_SPAN_OF = LazyPattern(r"(?<![\w.])(?P<verb>[A-Za-z]+ed)\s+(?P<num>" + _NUM + r")\s*(?P<unit>hours?|h|minutes?|mins?|"
+                       r"seconds?|secs?|s|ms)\s+of\s+(?P<what>[A-Za-z][\w-]*)(?:\s+in\s+(?P<took>" + _NUM
+                       + r")\s*(?P<tunit>" + _UNIT + r"))?")
+
+
+# A time first, then the path of what it timed ("   0.1 seconds: /…/custom_nodes/ComfyUI-Manager", "0.3 seconds
+# (IMPORT FAILED): /…/ComfyUI-Foo", ComfyUI's import times): labelled by the path's last part and the remark
+_TIMED_PATH = LazyPattern(r"(?:-\s)?\s*(?P<num>" + _NUM + r")\s*(?P<unit>seconds?|secs?|s|ms)(?:\s*\((?P<note>[^()]{1,40})\))?:"
+                          r"\s+(?P<path>(?:[A-Za-z]:)?[^\s:]*[/\\][^\s]*?)[/\\]?\s*$")
 
 
 _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z]|\][\w &/+.-]{1,24}\[)")  # reversed: "[Q&A] 185 tokens in …"
@@ -209,6 +223,12 @@ _NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<it
                            r"(?:\s*,\s*[-+]?\d[\d.eE+-]*)+)\s*\]")
 
 
+# A list of one duration as a profile's record prints it, after the record's name ("pipeline_total   scope=<…>
+# count=1 times=[22.25]", docling's): "pipeline_total times"
+_ONE_TIME = LazyPattern(r"(?<![\w.])(?P<key>(?:[A-Za-z][\w.-]{0,40}?)?(?:time|latency|duration|elapsed)s?)=\[(?P<item>[-+]?\d+(?:\.\d+)?)\]")
+_RECORD_NAME = LazyPattern(r"(?P<name>[A-Za-z_][\w.-]*)\s{2,}[A-Za-z_]\w*=")
+
+
 _NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>code:count|[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)*)\]"
                           r"[ \t]+(?P<values>[-+]?\d[^\[\]]*)$")
 
@@ -268,7 +288,7 @@ _LISTED = LazyPattern(r"(?P<label>[A-Za-z][\w ()./-]{0,60}?):\s*\[(?P<items>\s*[
 
 
 # stable-diffusion.cpp's bar: "  |=================>          | 7/20 - 925.00s/it"
-_STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*\d+/\d+\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
+_STEP_BAR = LazyPattern(r"\|[=>#\- ]*\|\s*(?P<done>\d+)/(?P<total>\d+)\s*-\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>s/it|it/s)\s*$")
 
 
 # pytest --durations: "203.98s call     tests/models/t5/t5_test.py::T5EncoderIreeTest::testV1_1Compare…"
@@ -684,7 +704,7 @@ class LineShapes:
         if s.endswith(")") and self._unit_at_end(s, line, routed):
             return True
         if s.startswith("|") and "/" in s and (bar := _STEP_BAR.match(s)) is not None:
-            self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], line, routed)
+            self._step_bar(bar, line, routed)
             return True
         if (s[0] == "[" or s[-1] in "],") and self._item_list(s, line, routed):
             return True
@@ -1002,6 +1022,8 @@ class LineShapes:
             self._ranges(s, line, routed, taken)
         if ", (" in s:
             self._in_use(s, line, routed, taken)
+        if ": " in s or " of " in s:
+            self._timed_or_made(s, line, routed, taken)
         if "/" in s or " of " in s:
             self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
@@ -1009,11 +1031,12 @@ class LineShapes:
             if head is None and m["word"] is None:
                 continue
             label = _label(head["label"][::-1]) if head is not None else ""
-            if "token" not in label.lower():
-                label = f"{label} tokens".strip()
+            things = m["things"] or "tokens"  # "Processed 12 pages in 3.1 s": of pages; "12 in 3.1 s": tokens
+            if things.rstrip("s") not in label.lower():
+                label = f"{label} {things}".strip()
             if m["word"] is not None:  # "1934 tokens generated in 504.75 seconds"
                 label = f"{label} {m['word']}"
-            self._add(label, m["count"], None, line, routed)
+            self._add(label, m["count"], m["things"], line, routed)
             self._add(f"{label} time", m["num"], m["unit"], line, routed)
             if m["rate"] is not None and _unit_kind(m["runit"], "")[1] == "rate":
                 self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
@@ -1039,6 +1062,27 @@ class LineShapes:
                 taken.append(m.span())
         self._durations(s, line, routed, taken)
         return self._values(s, line, routed, taken, heading)
+
+    def _step_bar(self, bar: re.Match, line: str, routed: bool) -> None:
+        """stable-diffusion.cpp's step bar (``_STEP_BAR``): its rate, steps done and (while going) of how many."""
+        self._bar_rate(BAR_LABEL, bar["num"], bar["unit"], line, routed)
+        self._bar_rate(f"{BAR_LABEL} done", bar["done"], "iterations", line, routed, core=False, own=True)
+        if bar["total"] != bar["done"]:  # ("… out of", as tqdm's: a finished bar's total is its count done)
+            self._bar_rate(f"{BAR_LABEL} out of", bar["total"], "iterations", line, routed, core=False, own=True)
+
+    def _timed_or_made(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A time before the path of what it timed (``_TIMED_PATH``), or an amount of time made (``_SPAN_OF``)."""
+        if ": " in s and (timed := _TIMED_PATH.match(s)) is not None:
+            name = re.split(r"[/\\]", timed["path"])[-1]
+            note = f" ({timed['note'].strip()})" if timed["note"] else ""
+            self._add(f"{name}{note} time", timed["num"], timed["unit"], line, routed, core=False)
+            taken.append(timed.span())
+        if " of " in s and (span := _SPAN_OF.search(s)) is not None:
+            label = f"{span['verb']} {span['what']}"
+            self._add(label, span["num"], span["unit"], line, routed, core=False)
+            if span["took"] is not None:
+                self._add(f"{label} in", span["took"], span["tunit"], line, routed)
+            taken.append(span.span())
 
     def _record(self, s: str, line: str, routed: bool, taken: list) -> None:
         """A record of named numbers (``_RECORD_ITEM``): its items with no unit printed, each labelled by its name
@@ -1253,6 +1297,12 @@ class LineShapes:
                 self._add(f"{head} [{i + 1}]", item.strip(), _key_unit(m["label"].strip().replace(" ", "_")),
                           line, routed, bare=True)
             taken.append(m.span())
+        if "=[" in s and not taken:
+            for m in _ONE_TIME.finditer(s):
+                record = _RECORD_NAME.match(s)
+                self._add(_label(f"{record['name']} {m['key']}" if record else m["key"]), m["item"], _key_unit(m["key"]),
+                          line, routed, bare=True)  # ("times": no unit printed, its kind unsaid)
+                taken.append(m.span())
 
     def _criterion(self, m: re.Match, line: str, routed: bool) -> None:
         """criterion's estimate and its confidence interval: "sampling_strategy_sample  time: [lo est hi]" gives

@@ -162,7 +162,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|queries|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|SEC(?:OND)?S?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -441,7 +441,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             elif _AVERAGED.search(words) is None:
                 return False
         if self._held is not None:  # a family's line: kept or not once the family has read it (``settle``)
-            self._held.append((label, value, unit, kind, line, words, num_text, routed, bar))
+            self._held.append((label, value, unit, kind, line, words, num_text, routed, bar, core))
             return True
         self._keep(label, value, unit, kind, line, words, routed, routed if core else None, bar)
         return True
@@ -510,7 +510,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
         measured = any(t and h[1] != 0 for t, h in zip(taken, held))  # a zero is in every family's run
         left = False  # a value the families left: the line's shape yields figures, even one kept already
         for h, was_taken in zip(held, taken):
-            label, value, unit, kind, line, words, _num_text, routed, bar = h
+            label, value, unit, kind, line, words, _num_text, routed, bar, core = h
+            core_routed = routed if core else None  # (an end of a range, an amount made: no core key)
             if claimed:
                 if took is not None and not was_taken:
                     left = True
@@ -519,9 +520,9 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
                     self._keep_pending(Figure(label, value, unit, kind, line.strip()[:MAX_LINE_CHARS]), _num_text)
             elif measured and not was_taken:
                 left = True
-                self._keep(label, value, unit, kind, line, words, False, routed, bar)
+                self._keep(label, value, unit, kind, line, words, False, core_routed, bar)
             else:
-                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), routed, bar)
+                self._keep(label, value, unit, kind, line, words, Pending(_num_text, routed), core_routed, bar)
         return left or self._count + self._bare + self._bars + self._pending > before
 
     def _keep_pending(self, figure: Figure, num_text: str) -> None:
