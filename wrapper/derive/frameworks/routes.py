@@ -54,7 +54,8 @@ LOCALAI_EVIDENCE = ("GRPC stderr", "localai", "LocalAI", "local-ai")
 SERVING_BENCH_HEADER = "Serving Benchmark Result"  # the serving-benchmark report vLLM and SGLang both print
 
 SGLANG_EVIDENCE = ("sglang", "SGLang", "Load weight begin", "Memory pool end", "Capture cuda graph begin",
-                   "Prefill. latency:")
+                   "Prefill. latency:", "Decode batch. #running-req", "Prefill batch. #new-seq")  # (its scheduler's
+# lines, also when cut before their throughput)
 
 # vLLM: the gates of its rules (vllm._RULES), of its memory lines (vllm._MEMORY_GATES) and of the benchmark
 # reports; tests/test_frameworks_routes.py checks that every gate the module uses is here.

@@ -100,6 +100,9 @@ _SPAN_OF = LazyPattern(r"(?<![\w.])(?P<verb>[A-Za-z]+ed)\s+(?P<num>" + _NUM + r"
                        + r")\s*(?P<tunit>" + _UNIT + r"))?")
 
 
+_HASH_TOKEN = LazyPattern(r"#tokens?(?=\s*[:=])")
+
+
 # A time first, then the path of what it timed ("   0.1 seconds: /…/custom_nodes/ComfyUI-Manager", "0.3 seconds
 # (IMPORT FAILED): /…/ComfyUI-Foo", ComfyUI's import times): labelled by the path's last part and the remark
 _TIMED_PATH = LazyPattern(r"(?:-\s)?\s*(?P<num>" + _NUM + r")\s*(?P<unit>seconds?|secs?|s|ms)(?:\s*\((?P<note>[^()]{1,40})\))?:"
@@ -129,6 +132,12 @@ _CLOCK_DURATION = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(?P<h
 # statistics named in brackets, then their values apart by slashes: "Prompt Length (Min/Med/Max): 4 / 95 / 1024"
 _SLASHED = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*\((?P<names>[A-Za-z]\w*(?:\s*/\s*[A-Za-z]\w*)+)\)\s*:\s*"
                        r"(?P<values>" + _NUM + r"(?:\s*/\s*" + _NUM + r")+)\s*(?P<unit>" + _UNIT + r")?\s*$")
+
+
+# The same without brackets, names and values each joined by slashes: ping's "rtt min/avg/max/mdev = 0.031/0.045/
+# 0.062/0.011 ms", inxi's "speed/min/max: 3855/577/4560 MHz"
+_SLASH_NAMES = LazyPattern(r"(?:(?P<label>[A-Za-z][\w.-]{0,30}) )?(?P<names>[A-Za-z]\w+(?:/[A-Za-z]\w+)+)\s*[:=]\s*"
+                           r"(?P<values>" + _NUM + r"(?:/" + _NUM + r")+)\s*(?P<unit>" + _UNIT + r")?(?![\w/])")
 
 
 # two statistics named in brackets apart by an ellipsis, each value with its unit (hyperfine: "Range (min … max):
@@ -677,6 +686,8 @@ def _normalized(text: str) -> str:
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
     if "ytes)" in stripped:  # a size's unit spelled out in brackets: DeepSpeed's "Free memory : 8.592285 (GigaBytes)"
         stripped = _SPELLED_SIZE.sub(_spelled_size, stripped)
+    if "#token" in stripped:  # SGLang's "#token: 958017" counts tokens ("token: 29871" alone is a token's id)
+        stripped = _HASH_TOKEN.sub("token count", stripped)
     if " <-" in stripped:  # a note pointing back at the figure ("prompt_eval_rate_mean: 198.06  <-- Valuable")
         stripped = _POINTED_NOTE.sub("", stripped)
     return stripped
@@ -1024,6 +1035,8 @@ class LineShapes:
             self._in_use(s, line, routed, taken)
         if ": " in s or " of " in s:
             self._timed_or_made(s, line, routed, taken)
+        if "/" in s and (slashed := _SLASH_NAMES.search(s)) is not None:
+            self._slashed_names(slashed, line, routed, taken)
         if "/" in s or " of " in s:
             self._fractions(s, line, routed, taken)
         for m in _TRIPLE.finditer(s) if " in " in s else ():
@@ -1247,9 +1260,17 @@ class LineShapes:
         if len(names) != len(values):
             return False
         for name, value in zip(names, values):
-            self._add(_label(f"{m['label']} {name.strip()}"), value.strip(), m["unit"], line, routed, bare=True,
-                      noise_label=f"{m['label']} avg")  # "Min", "Max": statistics, no limit
+            head = m["label"] or ""
+            self._add(_label(f"{head} {name.strip()}"), value.strip(), m["unit"], line, routed, bare=True,
+                      noise_label=f"{head} avg")  # "Min", "Max": statistics, no limit
         return True
+
+    def _slashed_names(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
+        """``_SLASH_NAMES``, unless already read, its names a unit ("tokens/s: 3/4") or its values flags
+        ("basic/vote/ballot/shuffle=1/1/1/1", a device's features)."""
+        if not any(a < m.end() and m.start() < b for a, b in taken) and _unit_kind(m["names"], "")[1] is None \
+                and not set(m["values"].split("/")) <= {"0", "1"} and self._slashed(m, line, routed):
+            taken.append(m.span())
 
     def _slashed_below(self, s: str, line: str, routed: bool) -> bool:
         """The values of a heading of statistics named in brackets, on the line under it ("util ratio (min / p99 /

@@ -431,6 +431,8 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             return False
         if kind == "frequency" and value < 0:  # "CPU boost: -100 MHz": an offset someone set, no clock's rate
             return False
+        if kind == "count" and value != int(value) and 0 < value <= 1 and words.endswith(" usage"):
+            kind = "ratio"  # SGLang's "token usage: 0.96": a share of the KV pool, no count of tokens
         if kind == "count":
             if value < 0:
                 return False

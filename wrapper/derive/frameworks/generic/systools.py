@@ -10,6 +10,7 @@ or their header chose.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
@@ -37,6 +38,12 @@ _TOP_MEMORY = LazyPattern(r"(?P<unit>[KMGTPE]iB) (?P<what>Mem|Swap)\s*:")
 _TOP_PROCESS = LazyPattern(r"\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+(?P<virt>[\d.]+[kmgtpe]?)\s+(?P<res>[\d.]+[kmgtpe]?)\s+"
                            r"(?P<shr>[\d.]+[kmgtpe]?)\s+[RSDZTIt]\s+(?P<cpu>[\d.]+)\s+(?P<mem>[\d.]+)\s+"
                            r"(?P<min>\d+):(?P<sec>\d\d(?:\.\d+)?)\s+(?P<command>\S.{0,40}?)\s*")
+
+# ps aux / ps -ef u (procps): "root  1166  6.2  0.5 68235476 5179612 ?  RNl  17:36   0:36 ray::RayWorkerVllm": user, pid,
+# %CPU, %MEM, VSZ and RSS (KiB), tty, state, start, CPU time ([dd-]hh:mm:ss or mm:ss), command
+_PS_ROW = LazyPattern(r"(?P<user>[\w.+-]{1,32})\s+(?P<pid>\d+)\s+(?P<cpu>\d+(?:\.\d+)?)\s+(?P<mem>\d+(?:\.\d+)?)\s+"
+                      r"(?P<vsz>\d+)\s+(?P<rss>\d+)\s+\S+\s+[RSDZTIWXt][<NLsl+]*\s+\S+\s+"
+                      r"(?:(?P<days>\d+)-)?(?P<time>\d+:\d\d(?::\d\d)?)\s+(?P<command>\S.*)")
 
 # dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
 _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
@@ -131,6 +138,8 @@ class SystemToolShapes:
             return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
                 or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
                 or s.count(":") >= 4 and self._curl(s, line, routed)
+        if first.isalpha() and ":" in s and s.count(" ") > 9 and (row := _PS_ROW.fullmatch(s)) is not None:
+            return self._ps_process(row, line, routed)
         if first in "MSLHT" and ":" in s[:6] and (row := _FREE_ROW.fullmatch(s)) is not None:
             for name, cell in zip(self._free_columns(), row["cells"].split()):
                 size = _size(cell)  # a bare number: in the unit free's flags chose (KiB, -m MiB, -g GiB), unsaid
@@ -284,7 +293,19 @@ class SystemToolShapes:
                 self._add(f"{command} {name.upper()}", size[0], size[1], line, routed)
         self._add(f"{command} CPU", row["cpu"], "%", line, routed)
         self._add(f"{command} memory share", row["mem"], "%", line, routed)
-        self._add(f"{command} CPU time", repr(int(row["min"]) * 60 + float(row["sec"])), "s", line, routed)
+        self._add(f"{command} CPU time", repr(clock_s(row["min"], row["sec"])), "s", line, routed)
+        return True
+
+    def _ps_process(self, row, line: str, routed: bool) -> bool:
+        """ps's row of a process (``_PS_ROW``), labelled by its command and pid: VSZ and RSS in KiB, its CPU and
+        memory shares, its CPU time."""
+        command = re.split(r"[/\\]", row["command"].split()[0])[-1]
+        label = f"{command}[{row['pid']}]"  # (as a journal names it: "pid" is a noise word)
+        cpu_s = clock_s(*row["time"].split(":")) + int(row["days"] or 0) * 86400
+        for name, num, unit in (("VSZ", row["vsz"], "KiB"), ("RSS", row["rss"], "KiB"), ("CPU", row["cpu"], "%"),
+                                ("memory share", row["mem"], "%"), ("CPU time", repr(cpu_s), "s")):
+            # (whether it is noise is the column's to say: "RayWorkerVllm" holds "worker")
+            self._add(f"{label} {name}", num, unit, line, routed, noise_label=name, core=False)
         return True
 
     def _curl(self, s: str, line: str, routed: bool) -> bool:
