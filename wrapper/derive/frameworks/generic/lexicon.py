@@ -155,7 +155,7 @@ _MEASURED_N = r"decoded|gen|(?:p )?eval|sample|accept|prompt tokens|past|(?:cach
 _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|times?|took|done|finished|phase)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
-                    r"temperature|(?<!same[ _])(?<![a-z])top_?[kp]|penalty|\bpos\b|\bpercent(?!ile|[\s_]+of(?![a-z]))|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
+                    r"temperature|(?<!same[ _])(?<![a-z])top_?[kp]|penalty|\bpos\b|^percent$|\bpercent(?!ile|[\s_]+of(?![a-z])|$)|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
                     r"per block|units per|"
                     r"\u95f4\u9694|\u8d85\u8fc7|\u9608\u503c", re.I)  # Chinese: an interval, "exceeds", a threshold: settings
 
@@ -546,7 +546,7 @@ _HUMP = LazyPattern(r"(?<=[a-z0-9]{2})(?=[A-Z])")  # "nTokens" stays one word (n
 
 _KEY_UNITS = (("_ms", "ms"), ("_us", "us"), ("_ns", "ns"), ("_sec", "s"), ("_seconds", "s"), ("_s", "s"),
               ("_tps", "tokens/s"), ("_mib", "MiB"), ("_gib", "GiB"), ("_mb", "MB"), ("_gb", "GB"), ("_bytes", "B"),
-              ("_percent", "%"), ("_pct", "%"), ("-tflops", "TFLOPS"), ("_tflops", "TFLOPS"), ("-gflops", "GFLOPS"),
+              ("_percent", "%"), ("_pct", "%"), ("_watts", "W"), ("-tflops", "TFLOPS"), ("_tflops", "TFLOPS"), ("-gflops", "GFLOPS"),
               ("_gflops", "GFLOPS"),  # tritonbench's "flash_v3-tflops" column
               ("train_runtime", "s"), ("eval_runtime", "s"), ("test_runtime", "s"), ("predict_runtime", "s"))
 # (HF Trainer's "train_runtime", in seconds; "maxBatchSizeRuntime" is a setting of a runtime)

@@ -32,6 +32,9 @@ _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+(?:out\s+)?of\
                            r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
+_SHARE_AFTER = LazyPattern(r"\s*\(\s*(?P<pct>\d+(?:\.\d+)?)\s*%\s*\)")  # a fraction's share in brackets after it
+
+
 _QUOTIENT = LazyPattern(r"(?<![\w./:-])(?P<a>\d+(?:\.\d+)?)\s*/\s*(?P<b>\d+(?:\.\d+)?)\s*=\s*(?P<c>[-+]?\d+(?:\.\d+)?)(?![\w./:-])")
 
 
@@ -236,6 +239,12 @@ _NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<it
 # count=1 times=[22.25]", docling's): "pipeline_total times"
 _ONE_TIME = LazyPattern(r"(?<![\w.])(?P<key>(?:[A-Za-z][\w.-]{0,40}?)?(?:time|latency|duration|elapsed)s?)=\[(?P<item>[-+]?\d+(?:\.\d+)?)\]")
 _RECORD_NAME = LazyPattern(r"(?P<name>[A-Za-z_][\w.-]*)\s{2,}[A-Za-z_]\w*=")
+
+
+# A record of keyed values in square brackets after its name ("emits[init=2,draft=60,bonus=18]", "depth[d1=37/64,
+# d2=18/36]", "timing[backbone=4319.6ms mtp=111.3ms]"): "emits init", …; a fraction's whole "… out of"
+_KEYED_GROUP = LazyPattern(r"(?<![\w.])(?P<head>[A-Za-z][\w.-]{0,30})\[(?P<body>[A-Za-z_]\w*=[^\[\]=]+(?:[, ]+[A-Za-z_]\w*=[^\[\]=, ]+)*)\]")
+_KEYED_ITEM = LazyPattern(r"(?P<key>[A-Za-z_]\w*)=(?P<a>\d+(?:\.\d+)?)(?:/(?P<b>\d+))?(?P<unit>[A-Za-z%\u00b5/]*)")
 
 
 _NAMED_LIST = LazyPattern(r"^(?P<label>[A-Za-z][\w ]{0,40}?)\s*\[(?P<names>code:count|[A-Za-z_]\w*(?: \w+)*(?:, ?\w+(?: \w+)*)*)\]"
@@ -1244,7 +1253,11 @@ class LineShapes:
             unit = m["unit"] or counted  # (so many done so far, as a bar's count: no core key)
             if self._add(label, m["a"], unit, line, routed, bare=unit is None, core=counted is None):
                 self._add(f"{label} out of", m["b"], unit, line, routed, bare=unit is None, core=counted is None)
-            taken.append(m.span())
+            end = m.end()
+            if m["unit"] is None and (share := _SHARE_AFTER.match(s, end)) is not None:  # "accept=60/109 (55.0%)"
+                self._add(label, share["pct"], "%", line, routed, core=False)
+                end = share.end()
+            taken.append((m.start(), end))
         for m in _SIZE_FRACTION.finditer(s) if "." in s else ():  # "Free memory on device (46.93/47.4 GiB)"
             if any(a <= m.start() < b for a, b in taken) or float(m["a"]) > float(m["b"]) \
                     or (said := _WORDS_BEFORE.search(s, 0, m.start())) is None:
@@ -1297,6 +1310,8 @@ class LineShapes:
             self._criterion(m, line, routed)
             taken.append(m.span())
             return
+        if "=" in s and self._keyed_groups(s, line, routed, taken):
+            return
         m = _NAMED_LIST.search(s)
         if m is not None and m["names"] == "code:count":  # vegeta's "Status Codes  [code:count]  0:14  200:236"
             for code, count in _CODE_COUNT.findall(m["values"]):
@@ -1324,6 +1339,21 @@ class LineShapes:
                 self._add(_label(f"{record['name']} {m['key']}" if record else m["key"]), m["item"], _key_unit(m["key"]),
                           line, routed, bare=True)  # ("times": no unit printed, its kind unsaid)
                 taken.append(m.span())
+
+    def _keyed_groups(self, s: str, line: str, routed: bool, taken: list) -> bool:
+        """Every ``_KEYED_GROUP`` of ``s`` whose items are all ``_KEYED_ITEM``s; whether one was read."""
+        read = False
+        for m in _KEYED_GROUP.finditer(s):
+            items = [_KEYED_ITEM.fullmatch(part) for part in re.split(r"[, ]+", m["body"].strip(", "))]
+            if not all(items):
+                continue
+            for item in items:
+                label, unit = _label(f"{m['head']} {item['key']}"), item["unit"] or None
+                if self._add(label, item["a"], unit, line, routed, bare=unit is None) and item["b"] is not None:
+                    self._add(f"{label} out of", item["b"], unit, line, routed, bare=unit is None, core=False)
+            taken.append(m.span())
+            read = True
+        return read
 
     def _criterion(self, m: re.Match, line: str, routed: bool) -> None:
         """criterion's estimate and its confidence interval: "sampling_strategy_sample  time: [lo est hi]" gives

@@ -72,6 +72,7 @@ _COMMENT_UNITS = ((LazyPattern(r"^(?:ms|milliseconds?) ?(?:/|per) ?token"), "ms/
                   (LazyPattern(r"\bmicroseconds\b"), "us"), (LazyPattern(r"\bmilliseconds\b"), "ms"),
                   (LazyPattern(r"\bnanoseconds\b"), "ns"), (LazyPattern(r"\bseconds\b"), "s"),
                   (LazyPattern(r"\btokens\b"), "tokens"))
+_BULLET = LazyPattern(r"\s+[\u2022\u00b7]\s+")  # "3.4 tok/s • 23 tok", "12 tok · 0.4 s": a UI's parts apart
 _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
 
 
@@ -168,6 +169,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
+                  r"|(?<=\w=)[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]"  # a keyed group's items: "emits[init=2,bonus=18]"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
                   r"|(?<=[0-9])[ \t]+<-{1,3}[ \t]"  # a note pointing back at a figure: "rate_mean: 198.06  <-- Valuable"
@@ -297,13 +299,37 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             # TorchServe's "MemoryUsed.Megabytes:4818.03|#Level:Host|#hostname:…": the unit is the name's suffix
             self._add(metric["name"], metric["num"], _METRIC_UNITS[metric["unit"]], text, routed)
             return
-        if self._previous is None and (lone := _LONE.fullmatch(stripped)) is not None:  # "66.23 tok/sec" alone (LM Studio's stats): the unit
-            self._add(lone["unit"], lone["num"], lone["unit"], text, routed)  # says what it is
+        if self._alone_or_bulleted(stripped, text, routed):
             return
         if "#" in stripped and self._commented(stripped, text, routed):
             return
         if self._pairs(stripped, text, routed, heading):
             self._heading = heading  # statistics of the heading: the next line may hold more
+
+    def _alone_or_bulleted(self, s: str, text: str, routed: bool) -> bool:
+        """A value alone with its unit ("66.23 tok/sec", LM Studio's stats: the unit says what it is), or values
+        apart by bullets (``_bulleted``); whether ``s`` was one of these."""
+        if ("\u2022" in s or "\u00b7" in s) and self._bulleted(s, text, routed):
+            return True
+        if self._previous is None and (lone := _LONE.fullmatch(s)) is not None:
+            self._add(lone["unit"], lone["num"], lone["unit"], text, routed)
+            return True
+        return False
+
+    def _bulleted(self, s: str, text: str, routed: bool) -> bool:
+        """A line of figures apart by bullets ("— 3.4 tok/s • 23 tok • 0.4 s first token —", a UI's footer): each
+        part read as a line of its own, a value alone labelled by its unit; whether it was such a line."""
+        parts = [part.strip(" -\u2013\u2014") for part in _BULLET.split(s)]
+        if len(parts) < 2 or not all(parts) or not any(_LONE.fullmatch(part) for part in parts):
+            return False  # (no part a value alone: a sentence's clauses, "· prompt capped at 512 tokens ·")
+        words = None  # a part of words only names the value after it ("Model loaded · 12.5 s")
+        for part in parts:
+            if (lone := _LONE.fullmatch(part)) is not None:
+                self._add(words or lone["unit"], lone["num"], lone["unit"], text, routed)
+            else:
+                self._pairs(part, text, routed)
+            words = _label(part) if not any(ch.isdigit() for ch in part) else None
+        return True
 
     def _heading_above(self, stat: re.Match) -> Optional[tuple]:
         """The heading over a problem's shape and its figure (``_SHAPED``) or a colon statistic (``_COLON_STAT``, whose
