@@ -32,6 +32,12 @@ _FRACTION_OF = LazyPattern(r"(?<![\w./:-])(?P<a>\d+)(?:\s?/\s?|\s+(?:out\s+)?of\
                            r"(?:\s+(?P<word>[a-z]+)(?!=))?(?![\w./:-])")  # "mem=15174/16310 MiB": a size used of a total
 
 
+# A count in brackets after the words saying what it counts ("the maximum number of tokens that can be stored in KV
+# cache (63040)", vLLM's error): labelled from "number of" on
+_NUMBER_OF = LazyPattern(r"\bnumber of (?P<what>[a-z][\w-]*)[\w -]{0,60}?\s*"
+                         r"\((?P<num>\d+)\)", re.I)
+
+
 _SHARE_AFTER = LazyPattern(r"\s*\(\s*(?P<pct>\d+(?:\.\d+)?)\s*%\s*\)")  # a fraction's share in brackets after it
 
 
@@ -1043,7 +1049,7 @@ class LineShapes:
         if ", (" in s:
             self._in_use(s, line, routed, taken)
         if ": " in s or " of " in s:
-            self._timed_or_made(s, line, routed, taken)
+            self._phrases(s, line, routed, taken)
         if "/" in s and (slashed := _SLASH_NAMES.search(s)) is not None:
             self._slashed_names(slashed, line, routed, taken)
         if "/" in s or " of " in s:
@@ -1092,8 +1098,12 @@ class LineShapes:
         if bar["total"] != bar["done"]:  # ("… out of", as tqdm's: a finished bar's total is its count done)
             self._bar_rate(f"{BAR_LABEL} out of", bar["total"], "iterations", line, routed, core=False, own=True)
 
-    def _timed_or_made(self, s: str, line: str, routed: bool, taken: list) -> None:
-        """A time before the path of what it timed (``_TIMED_PATH``), or an amount of time made (``_SPAN_OF``)."""
+    def _phrases(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A time before the path of what it timed (``_TIMED_PATH``), an amount of time made (``_SPAN_OF``), a count
+        in brackets after "number of …" (``_NUMBER_OF``: its "maximum …" a capacity measured, no limit set)."""
+        if "umber of " in s and (counted := _NUMBER_OF.search(s)) is not None:
+            if self._add(f"number of {counted['what']}", counted["num"], None, line, routed, bare=True, core=False):
+                taken.append(counted.span())
         if ": " in s and (timed := _TIMED_PATH.match(s)) is not None:
             name = re.split(r"[/\\]", timed["path"])[-1]
             note = f" ({timed['note'].strip()})" if timed["note"] else ""

@@ -170,6 +170,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w=)[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]"  # a keyed group's items: "emits[init=2,bonus=18]"
+                  r"|(?<=[0-9]{4})[ \t]?B(?![A-Za-z])"  # bytes, counted: "free: 72392160 B" ("7B" sizes a model)
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
                   r"|(?<=[0-9])[ \t]+<-{1,3}[ \t]"  # a note pointing back at a figure: "rate_mean: 198.06  <-- Valuable"

@@ -45,6 +45,12 @@ _PS_ROW = LazyPattern(r"(?P<user>[\w.+-]{1,32})\s+(?P<pid>\d+)\s+(?P<cpu>\d+(?:\
                       r"(?P<vsz>\d+)\s+(?P<rss>\d+)\s+\S+\s+[RSDZTIWXt][<NLsl+]*\s+\S+\s+"
                       r"(?:(?P<days>\d+)-)?(?P<time>\d+:\d\d(?::\d\d)?)\s+(?P<command>\S.*)")
 
+# ls -l (-h): "-rw-r--r-- 1 root root 3.6G Apr  2 16:26 checkpoint-12/model-00001-of-00008.safetensors": a file's
+# size ("3.6G" in binary multiples; a bare number counts bytes), labelled by its name
+_LS_ROW = LazyPattern(r"[-lcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTPE]?)\s+"
+                      r"(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{4}|\d{1,2}:\d\d)|\d{4}-\d\d-\d\d(?:\s+\d\d:\d\d(?::\d\d(?:\.\d+)?)?"
+                      r"(?:\s+[+-]\d{4})?)?)\s+(?P<name>\S.*?)(?:\s+->\s+\S.*)?")
+
 # dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
 _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
 _DD_COPIED = LazyPattern(r"(?P<bytes>\d+) bytes (?:\([^)]*\) )?copied, (?P<s>\d+(?:[.,]\d+)?) s, "
@@ -138,6 +144,10 @@ class SystemToolShapes:
             return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
                 or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
                 or s.count(":") >= 4 and self._curl(s, line, routed)
+        if first in "-l" and s[1:2] in "r-" and (row := _LS_ROW.fullmatch(s)) is not None:
+            size = _size(row["size"]) or (row["size"], "B")  # (ls's bare size is in bytes)
+            self._add(f"{row['name'].rsplit('/', 1)[-1]} size", *size, line, routed, core=False)
+            return True
         if first.isalpha() and ":" in s and s.count(" ") > 9 and (row := _PS_ROW.fullmatch(s)) is not None:
             return self._ps_process(row, line, routed)
         if first in "MSLHT" and ":" in s[:6] and (row := _FREE_ROW.fullmatch(s)) is not None:

@@ -197,6 +197,9 @@ def _read_by_column(cell: str, name: str) -> str:
     return cell
 
 
+_ISO_STAMP = LazyPattern(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
 # A column of two statistics of one figure, their cells "mean/std" ("| tok/s mean/std |" over "| 37.42/1.48 |",
 # "| rate mean/std |" over "| 92.15%/1.84% |"): read as two columns, "tok/s mean" and "tok/s std"
 _STAT_PAIR = LazyPattern(r"(?P<what>.*?)\s*\b(?P<a>mean|avg|average|median|min|p50)\s*/\s*"
@@ -746,15 +749,14 @@ class TableShapes:
 
     def _table(self, s: str, line: str, routed: bool) -> None:
         """A table row: cells under a column whose name has a unit are labelled by the column; others by the row's
-        first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │")."""
+        first text cell ("| Time to First Token (ms) | 49.26 |", "│ Duration │ 17.83s │"); text boxed (``_text_box``)."""
         s = _CELL_MARKUP.sub(_markup_text, s) if "<" in s or "](" in s else s  # "<sub>", "[name](url)"
         s = html.unescape(s).replace("\xa0", " ") if "&" in s else s  # "Percent&nbsp;of<br>proposed<br>solutions"
         cells = self._cells(s)
         if all(set(c) <= _RULE_CHARS for c in cells) and any(cells):  # ("| | |" is a header of no names)
             self._ruled = self._header is not None
             return  # the |---|---| rule under a header
-        if len(cells) == 1 and self._header is None:  # a box around text ("│ [14:08:32] 100% concurrent (0.12
-            self._pairs(cells[0], line, routed)      # req/sec avg) │", GuideLLM's progress): read as a line
+        if self._header is None and self._text_box(cells, line, routed):
             return
         values, extras = _cell_values(cells, ruled=True)
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
@@ -804,6 +806,15 @@ class TableShapes:
                 name if (several and name and row is not None and not by_column) or measured else None  # "| `rocm-7.14` | 298.30 |":
             # a row of several values under named columns: each column says what its cells are, the row which setup
             self._cell(label, value, extras[column], unit, noise, line, routed)
+
+    def _text_box(self, cells: list, line: str, routed: bool) -> bool:
+        """A box around text ("│ [14:08:32] 100% concurrent (0.12 req/sec avg) │", GuideLLM's progress), or a log line
+        a viewer boxed beside empty cells ("|   | 2025-04-28T19:09:46.823Z - … TTFB: 0.104  - |"): read as a line."""
+        texts = [c for c in cells if c] if len(cells) > 1 else cells
+        if len(texts) != 1 or len(cells) > 1 and _ISO_STAMP.match(texts[0]) is None:
+            return False
+        self._pairs(texts[0].rstrip(" -"), line, routed)
+        return True
 
     def _row_header(self, cells: list, values: list) -> list:
         """The names over a row's cells: the open header (or none), a corner added when it has one cell fewer and
