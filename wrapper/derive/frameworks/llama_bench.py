@@ -30,7 +30,14 @@ NAME = "llama-bench"
 BATCHED, SWEEP = "llama-batched-bench", "llama-sweep-bench"  # the other bench tools whose tables it reads
 
 _TEST = re.compile(r"(pp|tg) ?(\d+)(?:\+tg ?(\d+))?(?: @ d(\d+))?")
-_TPS = re.compile(r"([\d.]+)\s*\u00b1\s*([\d.]+)")
+_TPS = re.compile(r"([\d.]+)(?:\s*\u00b1\s*|\s{2,})([\d.]+)")
+# a rate whose "±" a paste lost: "|  2.60   0.02 |", the row's last cell two numbers apart
+_LOST_SPREAD = re.compile(r"\|\s*[\d.]+\s{2,}[\d.]+\s*\|?\s*$")
+
+
+def _spread(text: str) -> bool:
+    """Whether a row ends in a rate and its spread (``17.83 ± 0.03``, or with the ``±`` lost)."""
+    return "\u00b1" in text or _LOST_SPREAD.search(text) is not None
 
 
 _PARAMS = re.compile(r"([\d.]+) ?([KMBT])")
@@ -78,10 +85,12 @@ class Parser(FamilyParser):
         self._json_lines: list[str] | None = None
         self._json_read = False  # the open JSON object's row was read already (its last lines are skipped)
         self._batched = False
+        self._table_open = False  # under a header: rows are read until the table ends (a row whose "±" a paste
+                                  # lost holds no routing key)
 
     def feed(self, text: str, line: str) -> None:
-        if self._batched and not text.lstrip().startswith("|"):
-            self._batched = self.greedy = False
+        if self._table_open and not text.lstrip().startswith("|"):
+            self._batched = self._table_open = self.greedy = False
         if self._csv_columns is not None:
             if text.startswith('"'):
                 self._fields_row(dict(zip(self._csv_columns, next(csv.reader([text])))))
@@ -114,22 +123,24 @@ class Parser(FamilyParser):
         if "t/s" in cells and "test" in cells and ("size" in cells or "params" in cells):
             self._md_columns, self._md_headerless = cells, False
             self._batched = False
+            self._table_open = self.greedy = True
             self.evidence += 1
             return
         if "S_PP t/s" in cells and "PP" in cells:
             self._md_columns = cells
-            self._batched = self.greedy = True  # its rows hold no routing key: read every line until the table ends
+            self._batched = self._table_open = self.greedy = True  # its rows hold no routing key: read every line
+                                                                    # until the table ends
             self.evidence += 1
             return
         if self._batched and self._md_columns is not None and len(cells) == len(self._md_columns):
             self._batched_row(dict(zip(self._md_columns, cells)))
             return
-        if (self._md_columns is None or self._md_headerless) and "\u00b1" in text \
+        if (self._md_columns is None or self._md_headerless) and _spread(text) \
                 and (columns := _headerless(cells)) is not None:
             # rows pasted without their header: the columns from each row's own shape
             self.evidence += self._md_columns is None
             self._md_columns, self._md_headerless = columns, True
-        if self._md_columns is None or len(cells) != len(self._md_columns) or "\u00b1" not in text:
+        if self._md_columns is None or len(cells) != len(self._md_columns) or not _spread(text):
             return
         row = dict(zip(self._md_columns, cells))
         tps = _TPS.search(row.get("t/s", ""))

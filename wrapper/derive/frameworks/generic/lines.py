@@ -602,6 +602,9 @@ def _before(reversed_head: str) -> Optional[tuple]:
                 # "reason=length prefill_tokens=": "length" is a value; after "key=" the words of its value, then
                 # a key glued to its own "=" ("desc=NVIDIA GeForce RTX 5060 Ti mem=15174"): that key alone
                 label = label.strip().rsplit(" ", 1)[1] if reversed_head[:1] == "=" else label.strip().split(" ", 1)[1]
+            elif shape == "pair" and reversed_head[:1] == "=" and " " in label.strip() \
+                    and sum(_NUMBER_WORD.fullmatch(w) is not None for w in label.split()) >= 2:  # "97536589 ns  7 OPS=1.3G/s":
+                label = label.strip().rsplit(" ", 1)[1]  # a row's values, then the key glued to "=" ("Head 0 Accuracy=")
             if shape == "pair" and reversed_head[m.end():m.end() + 1] == "/" and " " in label.strip() \
                     and reversed_head[m.end() + 1:m.end() + 2].isdigit():
                 label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
