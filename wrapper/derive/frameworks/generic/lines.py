@@ -125,7 +125,8 @@ _TRIPLE_LABEL = LazyPattern(r"\s*[:=]?\s*(?P<label>[\w -]*[A-Za-z]|\][\w &/+.-]{
 # "20 generation tokens", "0 cached tokens and 118010 new tokens at …": words (and maybe the unit) up to a
 # separator, "and"/"at", or the line's end (a sentence's full stop: "49.25 GiB memory is still in use.").
 _AFTER = LazyPattern(r"\s+(?:of\s+)?(?P<label>[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){0,4}?)(?:\s+(?P<unit>" + _UNIT
-                    + r"))?\s*(?=[,;|\u2022()\]]|(?:and|at)\s|\.?$)")
+                    + r"|requests|samples|queries|prompts|images|pages|docs|documents|segments|chunks|iterations))?"
+                    r"\s*(?=[,;|\u2022()\]]|(?:and|at)\s|\.?$)")
 
 
 # A duration as a clock after its label: "total time:      0:05:43" (``_clock_duration``)
@@ -634,8 +635,9 @@ def _words_after(s: str, start: int, end: int, unit: Optional[str], last: Option
     if after is not None and (after["unit"] or unit):
         label, unit = (after[0][after.start("label") - after.start():].strip(), unit) if unit \
             else (after["label"], after["unit"])
-        if _COUNT_UNITS.get(after["unit"]) == "tokens" and "token" not in label.lower():
-            label = f"{label} tokens"  # "0 cached tokens and 118010 new tokens": "cached tokens"
+        counted = _COUNT_UNITS.get(after["unit"])
+        if counted is not None and counted.rstrip("s") not in label.lower():
+            label = f"{label} {counted}"  # "0 cached tokens and 118010 new tokens": "cached tokens"; "new samples"
         return label, unit, "after", after.end() if label.startswith("per ") else end
     if last is not None and s[start - 1:start] == "(" and (phase := _PHASE_AFTER.match(s, end)) is not None:
         return phase[1], last[2], "after", end

@@ -72,7 +72,8 @@ _COMMENT_UNITS = ((LazyPattern(r"^(?:ms|milliseconds?) ?(?:/|per) ?token"), "ms/
                   (LazyPattern(r"\bmicroseconds\b"), "us"), (LazyPattern(r"\bmilliseconds\b"), "ms"),
                   (LazyPattern(r"\bnanoseconds\b"), "ns"), (LazyPattern(r"\bseconds\b"), "s"),
                   (LazyPattern(r"\btokens\b"), "tokens"))
-_BULLET = LazyPattern(r"\s+[\u2022\u00b7]\s+")  # "3.4 tok/s • 23 tok", "12 tok · 0.4 s": a UI's parts apart
+# "3.4 tok/s • 23 tok", "12 tok · 0.4 s": a UI's parts apart; BenchmarkTools' columns "… ms  ┊ GC (min … max): …"
+_BULLET = LazyPattern(r"\s+[\u2022\u00b7\u250a]\s+")
 _LONE = LazyPattern(r"(?P<num>" + _NUM + r")\s*(?P<unit>" + _UNIT + r")")  # a line of one value and its unit
 
 
@@ -171,6 +172,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w=)[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]"  # a keyed group's items: "emits[init=2,bonus=18]"
                   r"|(?<=[0-9]{4})[ \t]?B(?![A-Za-z])"  # bytes, counted: "free: 72392160 B" ("7B" sizes a model)
+                  r"|(?<=[0-9]) [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)\b"  # "7168 new samples"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
                   r"|(?<=\.\.[ \t][0-9])"  # a value after dotted leaders: "http.requests: ........ 240" (Artillery)
                   r"|(?<=[0-9])[ \t]+<-{1,3}[ \t]"  # a note pointing back at a figure: "rate_mean: 198.06  <-- Valuable"
@@ -310,7 +312,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
     def _alone_or_bulleted(self, s: str, text: str, routed: bool) -> bool:
         """A value alone with its unit ("66.23 tok/sec", LM Studio's stats: the unit says what it is), or values
         apart by bullets (``_bulleted``); whether ``s`` was one of these."""
-        if ("\u2022" in s or "\u00b7" in s) and self._bulleted(s, text, routed):
+        if ("\u2022" in s or "\u00b7" in s or "\u250a" in s) and self._bulleted(s, text, routed):
             return True
         if self._previous is None and (lone := _LONE.fullmatch(s)) is not None:
             self._add(lone["unit"], lone["num"], lone["unit"], text, routed)
@@ -321,7 +323,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
         """A line of figures apart by bullets ("— 3.4 tok/s • 23 tok • 0.4 s first token —", a UI's footer): each
         part read as a line of its own, a value alone labelled by its unit; whether it was such a line."""
         parts = [part.strip(" -\u2013\u2014") for part in _BULLET.split(s)]
-        if len(parts) < 2 or not all(parts) or not any(_LONE.fullmatch(part) for part in parts):
+        if len(parts) < 2 or not all(parts) or "\u250a" not in s and not any(_LONE.fullmatch(part) for part in parts):
             return False  # (no part a value alone: a sentence's clauses, "· prompt capped at 512 tokens ·")
         words = None  # a part of words only names the value after it ("Model loaded · 12.5 s")
         for part in parts:

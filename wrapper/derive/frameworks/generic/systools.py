@@ -51,6 +51,12 @@ _LS_ROW = LazyPattern(r"[-lcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?P<size
                       r"(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{4}|\d{1,2}:\d\d)|\d{4}-\d\d-\d\d(?:\s+\d\d:\d\d(?::\d\d(?:\.\d+)?)?"
                       r"(?:\s+[+-]\d{4})?)?)\s+(?P<name>\S.*?)(?:\s+->\s+\S.*)?")
 
+# Julia's @time / @btime: " 91.943642 seconds (71.75 M allocations: 11.714 GiB, 1.71% gc time, 34.51% compilation
+# time)", "  604.971 μs (211 allocations: 12.69 KiB)": labelled by the line above when it ends in a colon
+_JULIA_TIME = LazyPattern(r"(?P<t>\d+(?:\.\d+)?) (?P<unit>seconds|s|ms|\u03bcs|\u00b5s|ns) \((?P<allocs>\d+(?:\.\d+)?)(?: ?(?P<mag>[kMG]))? "
+                          r"allocations?: (?P<size>\d+(?:\.\d+)?) (?P<sunit>[KMGT]?i?B|bytes)(?:, (?P<gc>\d+(?:\.\d+)?)% gc time)?"
+                          r"(?:, (?P<comp>\d+(?:\.\d+)?)% compilation time[^)]*)?\)")
+
 # dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
 _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
 _DD_COPIED = LazyPattern(r"(?P<bytes>\d+) bytes (?:\([^)]*\) )?copied, (?P<s>\d+(?:[.,]\d+)?) s, "
@@ -132,12 +138,10 @@ class SystemToolShapes:
         """Whether ``s`` is one of these tools' lines (read here)."""
         first = s[0]
         if "Init timings" in s and (nccl := _NCCL_INIT.search(s)) is not None:
-            label = f"NCCL init rank {nccl['rank']}"
-            self._add(f"{label} total", nccl["total"], "s", line, routed, core=False)
-            for part, num in _NCCL_PART.findall(nccl["parts"] or ""):
-                self._add(f"{label} {part}", num, "s", line, routed, core=False)
-            return True
+            return self._nccl_init(nccl, line, routed)
         if first.isdigit():
+            if " allocation" in s and (julia := _JULIA_TIME.fullmatch(s)) is not None:
+                return self._julia_time(julia, line, routed)
             if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
                     and self.line_before is not None and self._mlc(row, line, routed):
                 return True
@@ -304,6 +308,28 @@ class SystemToolShapes:
         self._add(f"{command} CPU", row["cpu"], "%", line, routed)
         self._add(f"{command} memory share", row["mem"], "%", line, routed)
         self._add(f"{command} CPU time", repr(clock_s(row["min"], row["sec"])), "s", line, routed)
+        return True
+
+    def _nccl_init(self, nccl, line: str, routed: bool) -> bool:
+        """NCCL's communicator start-up (``_NCCL_INIT``): its total and parts, in seconds, per rank."""
+        label = f"NCCL init rank {nccl['rank']}"
+        self._add(f"{label} total", nccl["total"], "s", line, routed, core=False)
+        for part, num in _NCCL_PART.findall(nccl["parts"] or ""):
+            self._add(f"{label} {part}", num, "s", line, routed, core=False)
+        return True
+
+    def _julia_time(self, m, line: str, routed: bool) -> bool:
+        """Julia's @time / @btime line (``_JULIA_TIME``): the time, allocations, bytes allocated, GC and compilation
+        shares, labelled by the line above when it names them ("Timing `500` warmup steps:")."""
+        above = (self.line_before(1) or "").strip() if self.line_before is not None else ""
+        head = above[:-1].replace("`", "").strip() + " " if above.endswith(":") and len(above) <= 80 else ""
+        allocs = float(m["allocs"]) * {"k": 1e3, "M": 1e6, "G": 1e9}.get(m["mag"] or "", 1)
+        self._add(f"{head}time", m["t"], m["unit"], line, routed, core=False)
+        self._add(f"{head}allocations", repr(round(allocs)), None, line, routed, bare=True, core=False)
+        self._add(f"{head}allocated", m["size"], m["sunit"], line, routed, core=False)
+        for name, group in (("GC time share", "gc"), ("compilation time share", "comp")):
+            if m[group] is not None:
+                self._add(f"{head}{name}", m[group], "%", line, routed, core=False)
         return True
 
     def _ps_process(self, row, line: str, routed: bool) -> bool:
