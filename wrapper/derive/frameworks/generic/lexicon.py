@@ -155,8 +155,8 @@ _MEASURED_N = r"decoded|gen|(?:p )?eval|sample|accept|prompt tokens|past|(?:cach
 _NOISE = LazyPattern(r"thread|\btid\b|seed|\bpid\b|\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|times?|took|done|finished|phase)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
-                    r"temperature|(?<!same[ _])(?<![a-z])top_?[kp]|penalty|\bpos\b|^percent$|\bpercent(?!ile|[\s_]+of(?![a-z])|$)|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
-                    r"per block|units per|"
+                    r"temperature|(?<!same[ _])(?<![a-z])top_?[kp]|penalty|\bpos\b|^percent$|\bpercent(?!ile|age|[\s_]+of(?![a-z])|$)|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"
+                    r"per block|units per|memory[ _]percentage|"  # ("KV Memory Percentage: 90%": a fraction set aside)
                     r"\u95f4\u9694|\u8d85\u8fc7|\u9608\u503c", re.I)  # Chinese: an interval, "exceeds", a threshold: settings
 
 

@@ -706,6 +706,8 @@ def _normalized(text: str) -> str:
         stripped = _QUOTED_KEY.sub(lambda m: m[1].replace(" ", "_") + "=", stripped)
     if "ytes)" in stripped:  # a size's unit spelled out in brackets: DeepSpeed's "Free memory : 8.592285 (GigaBytes)"
         stripped = _SPELLED_SIZE.sub(_spelled_size, stripped)
+    if stripped[0] == '"' and stripped[-1] == '"' and stripped.count('"') == 2 and len(stripped) > 2:
+        stripped = stripped[1:-1]  # a message its logger quoted (Triton's glog: '… logging.cc:46] "[MemUsageChange] …"')
     if "#token" in stripped:  # SGLang's "#token: 958017" counts tokens ("token: 29871" alone is a token's id)
         stripped = _HASH_TOKEN.sub("token count", stripped)
     if " <-" in stripped:  # a note pointing back at the figure ("prompt_eval_rate_mean: 198.06  <-- Valuable")
