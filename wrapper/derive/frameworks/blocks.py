@@ -48,7 +48,7 @@ _LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 # \s knows (ASCII, \x1c-\x1f or the bytes of a UTF-8 sequence); no look-ahead after the unit.
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|SEC|milli|micro|nano|min|h|"
                 rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|/\xe7\xa7\x92|\xe7\xa7\x92|req|[KMGT]i?B|[KkMGT]i?(?:[^0-9A-Za-z_.\n]|(?m:$))|kB|kb|bytes|%|user|"
-                rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|"
+                rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|"
                 rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|[xX]|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|GF|fps|FPS|"
                 rb"[A-Za-z]{2,12}/s)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"

@@ -57,6 +57,14 @@ _JULIA_TIME = LazyPattern(r"(?P<t>\d+(?:\.\d+)?) (?P<unit>seconds|s|ms|\u03bcs|\
                           r"allocations?: (?P<size>\d+(?:\.\d+)?) (?P<sunit>[KMGT]?i?B|bytes)(?:, (?P<gc>\d+(?:\.\d+)?)% gc time)?"
                           r"(?:, (?P<comp>\d+(?:\.\d+)?)% compilation time[^)]*)?\)")
 
+# llama.cpp's test-backend-ops -o perf: "MUL_MAT(type_a=q4_0,…,k=14336):  8520 runs -  117.46 us/run - 117.44 MFLOP/run
+# - 999.84 GFLOPS", "MUL_MAT(name=node_34,…):  204800 runs -  4.92 us/run -  155 kB/run -  30.07 GB/s": per case
+# (its name= when given, else its parameters) the runs, the time a run, the work a run and the rate
+_BACKEND_OP = LazyPattern(r"(?P<op>[A-Z][A-Z0-9_]*)\((?P<params>.*)\):\s+(?P<runs>\d+) runs\s+-\s+(?P<us>\d+(?:\.\d+)?) us/run"
+                          r"\s+-\s+(?P<work>\d+(?:\.\d+)?) (?P<wunit>[kMGT]B|[KMGT]?FLOP)/run\s+-\s+(?P<rate>\d+(?:\.\d+)?) "
+                          r"(?P<runit>[KMGT]B/s|[KMGT]?FLOPS)")
+_OP_NAME = LazyPattern(r"(?:^|,)name=([^,]+)")
+
 # dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
 _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
 _DD_COPIED = LazyPattern(r"(?P<bytes>\d+) bytes (?:\([^)]*\) )?copied, (?P<s>\d+(?:[.,]\d+)?) s, "
@@ -137,6 +145,8 @@ class SystemToolShapes:
     def _system_tool(self, s: str, line: str, routed: bool) -> bool:
         """Whether ``s`` is one of these tools' lines (read here)."""
         first = s[0]
+        if " runs - " in s and (op := _BACKEND_OP.fullmatch(s)) is not None:
+            return self._backend_op(op, line, routed)
         if "Init timings" in s and (nccl := _NCCL_INIT.search(s)) is not None:
             return self._nccl_init(nccl, line, routed)
         if first.isdigit():
@@ -308,6 +318,17 @@ class SystemToolShapes:
         self._add(f"{command} CPU", row["cpu"], "%", line, routed)
         self._add(f"{command} memory share", row["mem"], "%", line, routed)
         self._add(f"{command} CPU time", repr(clock_s(row["min"], row["sec"])), "s", line, routed)
+        return True
+
+    def _backend_op(self, m, line: str, routed: bool) -> bool:
+        """test-backend-ops' perf row (``_BACKEND_OP``): runs, µs a run, the work a run (kB or FLOP), the rate."""
+        name = _OP_NAME.search(m["params"])
+        label = f"{m['op']} {name[1] if name else m['params'][:60].rstrip(',[')}"
+        self._add(f"{label} runs", m["runs"], "runs", line, routed, core=False)
+        self._add(f"{label} time per run", m["us"], "us", line, routed, core=False)
+        if m["wunit"] == "kB":  # (a FLOP count a run is the case's size, set by its parameters)
+            self._add(f"{label} bytes per run", m["work"], "kB", line, routed, core=False)
+        self._add(f"{label} rate", m["rate"], m["runit"], line, routed, core=False)
         return True
 
     def _nccl_init(self, nccl, line: str, routed: bool) -> bool:

@@ -437,6 +437,9 @@ class TableShapes:
             return False
         if header is not None and len(cells) < len(header) and "\t" not in s:
             cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
+        if header is not None and len(cells) == len(header) + 1 and len(cells[-1]) <= 4 \
+                and _unit_kind(cells[-1], "")[1] is not None and cells[-2][-1:].isdigit():
+            cells = cells[:-2] + [f"{cells[-2]} {cells[-1]}"]  # "1.75        x": a last value's unit apart from it
         if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
