@@ -452,6 +452,10 @@ class TableShapes:
         if header is None and any(values) and self.line_before is not None:  # (or of 3 when it names the unit's
             header, cells, values, extras = self._header_for_row(s, cells, values, extras)  # column: ncu's)
             original, indented = header, self._spaced_indented
+        if header is not None and len(cells) == len(header) and any(":" in c for c in cells) \
+                and (read := [_read_by_column(c, n) if c else c for c, n in zip(cells, header)]) != cells:
+            cells = read  # "01:11" under "time": a clock's duration (fastai's epochs)
+            values, extras = _cell_values(cells)
         least = 1 if header is not None and _unit_column(header) is not None else least
         if header is None and not pair and values[0] is None and _named_row(cells, values):
             for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
