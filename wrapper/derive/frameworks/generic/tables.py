@@ -411,6 +411,15 @@ def _column_unit(name: str) -> Optional[str]:
     return _unit_word_in(name) or _key_unit(name)
 
 
+def _clocks_read(header: Optional[list], cells: list, values: list, extras: list) -> tuple:
+    """(cells, values, extras) with a clock under a time column read as its duration ("01:11" under fastai's
+    "time"); unchanged where the row has none."""
+    if header is None or len(cells) != len(header) or not any(":" in c for c in cells):
+        return cells, values, extras
+    read = [_read_by_column(c, n) if c else c for c, n in zip(cells, header)]
+    return (read, *_cell_values(read)) if read != cells else (cells, values, extras)
+
+
 def _columns(s: str) -> tuple[str, list]:
     """``s`` with each value and its spread made one cell ("-0.00651 ±    0.01162", llama-perplexity's KLD rows),
     and its cells, apart by ``_COLUMN_GAP``."""
@@ -452,16 +461,10 @@ class TableShapes:
         if header is None and any(values) and self.line_before is not None:  # (or of 3 when it names the unit's
             header, cells, values, extras = self._header_for_row(s, cells, values, extras)  # column: ncu's)
             original, indented = header, self._spaced_indented
-        if header is not None and len(cells) == len(header) and any(":" in c for c in cells) \
-                and (read := [_read_by_column(c, n) if c else c for c, n in zip(cells, header)]) != cells:
-            cells = read  # "01:11" under "time": a clock's duration (fastai's epochs)
-            values, extras = _cell_values(cells)
+        cells, values, extras = _clocks_read(header, cells, values, extras)
         least = 1 if header is not None and _unit_column(header) is not None else least
         if header is None and not pair and values[0] is None and _named_row(cells, values):
-            for value in values[1:]:  # "v0.28.0 stock   987s  121 req/min": a name, then values with their units
-                if value is not None and value["unit"]:  # ("coding  100.0  12/12  53040ms  ✅": a score and a
-                    self._add(_label(cells[0]), value["num"], value["unit"], line, routed)  # count, no unit, unsaid)
-            return True
+            return self._named_values(cells, values, line, routed)
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and (values[1] is None or indented):
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
@@ -491,6 +494,14 @@ class TableShapes:
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
+
+    def _named_values(self, cells: list, values: list, line: str, routed: bool) -> bool:
+        """A row with no header: a name, then values with their units ("v0.28.0 stock   987s  121 req/min"; in
+        "coding  100.0  12/12  53040ms  ✅" a score and a count print no unit: unsaid what they are)."""
+        for value in values[1:]:
+            if value is not None and value["unit"]:
+                self._add(_label(cells[0]), value["num"], value["unit"], line, routed)
+        return True
 
     def _table_row(self, s: str, line: str, routed: bool) -> bool:
         """A row of a table whose columns are apart by spaces (``_whitespace_row``, ``_spaced_line``); True: read."""
