@@ -148,7 +148,8 @@ _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-
 # is another program speaking of vLLM's log ("PP tok/s  n/a (vLLM log scrape unavailable …)", a bench script's).
 # "vllm    0.8.0", "vllm==0.8.0": pip's listing of what is installed, beside some other program's output.
 # "void vllm::paged_attention_v2_kernel<…>": a C++ namespace, a kernel's name in a profiler's capture.
-_OWN = re.compile(r"(?<![\w\"-])(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|| logs?\b|[ \t]{2,}v?\d|==|::)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
+# "vllm (pretrained=…, gpu_memory_utilization=0.5)": lm-evaluation-harness naming the backend it ran, in its summary.
+_OWN = re.compile(r"(?<![\w\"-])(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|| logs?\b|[ \t]{2,}v?\d|==|::| \(pretrained=)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
                   r"kv_cache_utils\.py|Avg prompt throughput")
 
 # (gate substring, regex, handler name); the periodic metrics lines first: most of a server log's routed lines
