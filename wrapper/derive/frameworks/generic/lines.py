@@ -86,7 +86,7 @@ _BEFORE = (
                             r"\s*(?P<label>[\w /-]*[^\W\d_])(?![\w.])")),
     # '"duration_ms": 8687', Python's dict repr ("'completions/mean_length': 52.75": a quoted key may hold a slash)
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w ./-]*[A-Za-z][\w./-]*)\1")),
-    ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
+    ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta|KOOT|NI|RETFA|TA)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields), "mean lat.: 3225.443ms"
     # (an abbreviation's full stop)
     ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]\.?|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
