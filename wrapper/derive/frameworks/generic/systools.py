@@ -47,7 +47,7 @@ _PS_ROW = LazyPattern(r"(?P<user>[\w.+-]{1,32})\s+(?P<pid>\d+)\s+(?P<cpu>\d+(?:\
 
 # ls -l (-h): "-rw-r--r-- 1 root root 3.6G Apr  2 16:26 checkpoint-12/model-00001-of-00008.safetensors": a file's
 # size ("3.6G" in binary multiples; a bare number counts bytes), labelled by its name
-_LS_ROW = LazyPattern(r"[-lcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTPE]?)\s+"
+_LS_ROW = LazyPattern(r"[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTPE]?)\s+"
                       r"(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{4}|\d{1,2}:\d\d)|\d{4}-\d\d-\d\d(?:\s+\d\d:\d\d(?::\d\d(?:\.\d+)?)?"
                       r"(?:\s+[+-]\d{4})?)?)\s+(?P<name>\S.*?)(?:\s+->\s+\S.*)?")
 
@@ -64,6 +64,10 @@ _BACKEND_OP = LazyPattern(r"(?P<op>[A-Z][A-Z0-9_]*)\((?P<params>.*)\):\s+(?P<run
                           r"\s+-\s+(?P<work>\d+(?:\.\d+)?) (?P<wunit>[kMGT]B|[KMGT]?FLOP)/run\s+-\s+(?P<rate>\d+(?:\.\d+)?) "
                           r"(?P<runit>[KMGT]B/s|[KMGT]?FLOPS)")
 _OP_NAME = LazyPattern(r"(?:^|,)name=([^,]+)")
+
+# pip's download bar: "━━━━━━━━━━ 66.7/66.7 MB 10.9 MB/s eta 0:00:00" (dashes in a legacy Windows console)
+_PIP_BAR = LazyPattern(r"[\u2501\u257a\u2578-]+\s+(?P<done>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?) (?P<unit>[kMG]B) "
+                       r"(?P<rate>\d+(?:\.\d+)?) (?P<runit>[kMG]B/s)(?: eta \S+)?")
 
 # dd (GNU coreutils): "1+0 records in", "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 4.74373 s, 226 MB/s"
 _DD_RECORDS = LazyPattern(r"(?P<full>\d+)\+(?P<partial>\d+) records (?P<way>in|out)")
@@ -158,9 +162,7 @@ class SystemToolShapes:
             return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
                 or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
                 or s.count(":") >= 4 and self._curl(s, line, routed)
-        if first in "-l" and s[1:2] in "r-" and (row := _LS_ROW.fullmatch(s)) is not None:
-            size = _size(row["size"]) or (row["size"], "B")  # (ls's bare size is in bytes)
-            self._add(f"{row['name'].rsplit('/', 1)[-1]} size", *size, line, routed, core=False)
+        if first in "-dl\u2501" and self._ls_or_pip(s, line, routed):
             return True
         if first.isalpha() and ":" in s and s.count(" ") > 9 and (row := _PS_ROW.fullmatch(s)) is not None:
             return self._ps_process(row, line, routed)
@@ -318,6 +320,21 @@ class SystemToolShapes:
         self._add(f"{command} CPU", row["cpu"], "%", line, routed)
         self._add(f"{command} memory share", row["mem"], "%", line, routed)
         self._add(f"{command} CPU time", repr(clock_s(row["min"], row["sec"])), "s", line, routed)
+        return True
+
+    def _ls_or_pip(self, s: str, line: str, routed: bool) -> bool:
+        """An ``ls -l`` row (``_LS_ROW``: a file's size by its name, a bare size in bytes) or pip's download bar
+        (``_PIP_BAR``: so much of so much, and the rate); whether ``s`` was one."""
+        if s[1:2] in "r-" and (row := _LS_ROW.fullmatch(s)) is not None:
+            size = _size(row["size"]) or (row["size"], "B")
+            self._add(f"{row['name'].rstrip('/*').rsplit('/', 1)[-1]} size", *size, line, routed, core=False)
+            return True
+        if (bar := _PIP_BAR.fullmatch(s)) is None:
+            return False
+        self._add("download done", bar["done"], bar["unit"], line, routed, core=False)
+        if bar["total"] != bar["done"]:
+            self._add("download size", bar["total"], bar["unit"], line, routed, core=False)
+        self._add("download rate", bar["rate"], bar["runit"], line, routed, core=False)
         return True
 
     def _backend_op(self, m, line: str, routed: bool) -> bool:
