@@ -314,6 +314,12 @@ _SET_UNITS = {"pp": ("pp", "percent"), "MHz": ("MHz", "frequency"), "Mhz": ("MHz
               "GHz": ("GHz", "frequency")}
 
 
+def _path_tail(path: str) -> str:
+    """A path's last part, as a label names what it holds ("/…/custom_nodes/ComfyUI-Manager", "C:\\bin\\ollama",
+    ls's "windows-arm64/" and "OllamaSetup.exe*")."""
+    return re.split(r"[/\\]", path.rstrip("/\\*"))[-1]
+
+
 def _unitless_kind(low: str) -> Optional[str]:
     """The kind of a number printed without a unit, by its (lower-case) label, or None: not a figure."""
     if _UNITLESS_DURATION.search(low) is not None and _NOT_A_DURATION.search(low) is None:

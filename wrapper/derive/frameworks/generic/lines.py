@@ -9,7 +9,7 @@ from ..units import clock_s, go_duration_ms, spoken_duration_ms
 from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
-    _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _statistic, _unit_kind, _words)
+    _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _path_tail, _statistic, _unit_kind, _words)
 
 
 # A bracket that remarks on a figure, left out of its label: "Average milliseconds/request (includes waiting time
@@ -503,6 +503,11 @@ _BRACKETED_TAIL = LazyPattern(r"\s*(?P<elapsed>elapsed)?[\])]")
 
 # print("time taken ", t): a label, two spaces (print's own and the label's) and a number, alone on the line
 _PRINTED_PAIR = LazyPattern(r"[A-Za-z][\w -]{0,40}[A-Za-z](?:  |\t)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _overlaps(m: re.Match, taken: list) -> bool:
+    """Whether ``m`` overlaps a span a shape already read (``taken``)."""
+    return any(a < m.end() and m.start() < b for a, b in taken)
 
 
 def _bar_seconds(clock: str) -> str:
@@ -1112,7 +1117,7 @@ class LineShapes:
             if self._add(f"number of {counted['what']}", counted["num"], None, line, routed, bare=True, core=False):
                 taken.append(counted.span())
         if ": " in s and (timed := _TIMED_PATH.match(s)) is not None:
-            name = re.split(r"[/\\]", timed["path"])[-1]
+            name = _path_tail(timed["path"])
             note = f" ({timed['note'].strip()})" if timed["note"] else ""
             self._add(f"{name}{note} time", timed["num"], timed["unit"], line, routed, core=False)
             taken.append(timed.span())
@@ -1155,7 +1160,7 @@ class LineShapes:
             taken.append(m.span())
         for m in _SPOKEN_DURATION.finditer(s) if " " in s else ():
             ms = spoken_duration_ms(m[0])
-            if ms is None or any(a < m.end() and m.start() < b for a, b in taken):
+            if ms is None or _overlaps(m, taken):
                 continue
             found = _before(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
             if found is None or found[0] == "bracket":
@@ -1298,7 +1303,7 @@ class LineShapes:
     def _slashed_names(self, m: re.Match, line: str, routed: bool, taken: list) -> None:
         """``_SLASH_NAMES``, unless already read, its names a unit ("tokens/s: 3/4") or its values flags
         ("basic/vote/ballot/shuffle=1/1/1/1", a device's features)."""
-        if not any(a < m.end() and m.start() < b for a, b in taken) and _unit_kind(m["names"], "")[1] is None \
+        if not _overlaps(m, taken) and _unit_kind(m["names"], "")[1] is None \
                 and not set(m["values"].split("/")) <= {"0", "1"} and self._slashed(m, line, routed):
             taken.append(m.span())
 
@@ -1351,8 +1356,8 @@ class LineShapes:
                           line, routed, bare=True)
             taken.append(m.span())
         if "=[" in s and not taken:
+            record = _RECORD_NAME.match(s)
             for m in _ONE_TIME.finditer(s):
-                record = _RECORD_NAME.match(s)
                 self._add(_label(f"{record['name']} {m['key']}" if record else m["key"]), m["item"], _key_unit(m["key"]),
                           line, routed, bare=True)  # ("times": no unit printed, its kind unsaid)
                 taken.append(m.span())

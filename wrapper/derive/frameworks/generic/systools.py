@@ -10,11 +10,11 @@ or their header chose.
 """
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from ....core.lazy_re import LazyPattern
 from ..units import clock_s
+from .lexicon import MAGNITUDES, _path_tail
 
 _SIZE = r"\d+(?:[.,]\d+)?(?:[KMGTPE]i?|[kmgtp]|B)?"
 
@@ -327,7 +327,7 @@ class SystemToolShapes:
         (``_PIP_BAR``: so much of so much, and the rate); whether ``s`` was one."""
         if s[1:2] in "r-" and (row := _LS_ROW.fullmatch(s)) is not None:
             size = _size(row["size"]) or (row["size"], "B")
-            self._add(f"{row['name'].rstrip('/*').rsplit('/', 1)[-1]} size", *size, line, routed, core=False)
+            self._add(f"{_path_tail(row['name'])} size", *size, line, routed, core=False)
             return True
         if (bar := _PIP_BAR.fullmatch(s)) is None:
             return False
@@ -361,7 +361,7 @@ class SystemToolShapes:
         shares, labelled by the line above when it names them ("Timing `500` warmup steps:")."""
         above = (self.line_before(1) or "").strip() if self.line_before is not None else ""
         head = above[:-1].replace("`", "").strip() + " " if above.endswith(":") and len(above) <= 80 else ""
-        allocs = float(m["allocs"]) * {"k": 1e3, "M": 1e6, "G": 1e9}.get(m["mag"] or "", 1)
+        allocs = float(m["allocs"]) * MAGNITUDES.get(m["mag"] or "", 1)
         self._add(f"{head}time", m["t"], m["unit"], line, routed, core=False)
         self._add(f"{head}allocations", repr(round(allocs)), None, line, routed, bare=True, core=False)
         self._add(f"{head}allocated", m["size"], m["sunit"], line, routed, core=False)
@@ -373,7 +373,7 @@ class SystemToolShapes:
     def _ps_process(self, row, line: str, routed: bool) -> bool:
         """ps's row of a process (``_PS_ROW``), labelled by its command and pid: VSZ and RSS in KiB, its CPU and
         memory shares, its CPU time."""
-        command = re.split(r"[/\\]", row["command"].split()[0])[-1]
+        command = _path_tail(row["command"].split()[0])
         label = f"{command}[{row['pid']}]"  # (as a journal names it: "pid" is a noise word)
         cpu_s = clock_s(*row["time"].split(":")) + int(row["days"] or 0) * 86400
         for name, num, unit in (("VSZ", row["vsz"], "KiB"), ("RSS", row["rss"], "KiB"), ("CPU", row["cpu"], "%"),
