@@ -134,7 +134,10 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
               "Clients: 1\u00a0", "x=5\u3000", "a: 1\r", "ctx_tokens,prefill_tps,gen_tps", "2048,370.57,31.25",
               "12.77user 8.83system 0:16.39elapsed 131%CPU", "Concurrency:\t48.06 \x1f", "ttft_s", "  ttft_s :\u00a0",
               "    p25 = 0.0088", "\u00e9 = 5", "http_reqs: 63  2.049418/s", "derived floor: 11.0 RPS", "Speedup: 1.12x", "D1  21.3 tok/s  1.44x",
-              "\u663e\u5b58\u5360\u7528\uff1a14881MiB", "CPU +0, GPU 10184 (MiB)", "MemoryUsed.Megabytes:4818.03|#Level:Host", "x.Percent:0.0|#a"]
+              "\u663e\u5b58\u5360\u7528\uff1a14881MiB", "CPU +0, GPU 10184 (MiB)", "MemoryUsed.Megabytes:4818.03|#Level:Host", "x.Percent:0.0|#a",
+              "recon_loss:0.03 val_loss:0.04 max memory 6822.4", "kernels/gfx906: 0 blobs, 0 hashes",
+              "remote: Enumerating objects: 81513, done.", "remote: Total 81513 (delta 48), reused 41 (delta 41)",
+              "Scores: ['0.803', '0.793']"]
     read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
     assert len(read) > 1000
     data = [line.encode("utf-8", "surrogateescape") for line in read]

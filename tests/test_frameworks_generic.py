@@ -2560,8 +2560,10 @@ def test_piped_cells_named_by_one_word_and_a_part_out_of_a_whole():
     (run,) = read("mel 0.007s | enc 0.379s | prefill 0.346s | decode 1.984s | tokens 44 | tps 22.2")
     got = {f.label: (f.value, f.unit) for f, _ in run.figures}
     assert got["tokens"] == (44, None) and got["tps"] == (22.2, "tokens/s") and got["decode"] == (1.984, "s")
-    (run,) = read("epoch 3 | loss 0.52 | step 10 | lr 0.001")  # words that name neither: no figures
-    assert run.figures == []
+    # words that name neither are no keys ("epoch", "step": counters; "lr": a setting); a loss is a measure, as
+    # "running loss 0.041029" (two words) in a trainer's record is (held-out round 155)
+    (run,) = read("epoch 3 | loss 0.52 | step 10 | lr 0.001")
+    assert [(f.label, f.value) for f, _ in run.figures] == [("loss", 0.52)]
     # LMCache's store line (held-out round 138): so many "out of" so many
     (run,) = read("LMCache INFO: Storing KV cache for 8411 out of 13531 tokens (skip_leading_tokens=5120)")
     got = {f.label: f.value for f, _ in run.figures}
@@ -2669,3 +2671,67 @@ def test_another_programs_version_in_brackets_is_no_ollama_line():
     assert rep["framework"] == "unknown"
     (rep,) = frameworks.parse_lines(['time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg="Listening on 127.0.0.1:11434 (version 0.5.7)"'])
     assert rep["framework"] == "ollama" and rep["version"] == "0.5.7"
+
+
+def figs(lines: list) -> list:
+    (rep,) = frameworks.parse_lines(lines)
+    return [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
+
+
+def test_rows_of_a_table_whose_header_the_log_does_not_hold():
+    # vLLM PR (2026; held-out round 152): rows cut from under their header; a bare number is its column's
+    rows = ["mixed_partial    64   32768   134%   0.131   0.401    3.05x",
+            "topk_whole      128   32768   100%   0.114   0.525    4.62x"]
+    got = figs(rows)
+    assert ("mixed partial column 5", 0.131, None) in got and ("mixed partial", 3.05, "x") in got
+    assert ("mixed partial column 2", 64, None) in got  # the first row, read once the second shows the run
+    assert figs(rows[:1]) == [("mixed partial", 134, "%"), ("mixed partial", 3.05, "x")]  # one row: no table
+
+
+def test_device_matrices_with_a_diagonal_not_measured_a_direction_per_row_and_the_sum():
+    # nvbandwidth v0.8 on 6x A6000 (held-out round 155): "N/A" for a device and itself; its SUM in the matrix's unit
+    got = figs(["memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "           0         1",
+                " 0       N/A     26.34", " 1     26.35       N/A", "", "SUM device_to_device_memcpy_read_ce 52.69"])
+    assert got == [("memcpy CE GPU(row) -> GPU(column) bandwidth 0 to 1", 26.34, "GB/s"),
+                   ("memcpy CE GPU(row) -> GPU(column) bandwidth 1 to 0", 26.35, "GB/s"),
+                   ("device_to_device_memcpy_read_ce sum", 52.69, "GB/s")]
+    # DCGM diag's busgrind: a setting after the title's unit, rows named by their direction
+    got = figs(["Host/Device Bandwidth Matrix (GB/s), memory=Pinned", "   Dir\\D       0      1",
+                "   D2H     56.83  57.12", "   BiDir  101.26 101.38"])
+    assert got[-1] == ("Host/Device Bandwidth Matrix BiDir device 1", 101.38, "GB/s") and len(got) == 4
+
+
+def test_counts_of_things_and_a_named_amount_per_line():
+    # hipfire's diagnostics (held-out round 155): counts after a label; a model's name, then far apart its size
+    assert figs(["kernels/gfx1201: 48 blobs, 48 hashes"]) == [("kernels/gfx1201 blobs", 48, None),
+                                                            ("kernels/gfx1201 hashes", 48, None)]
+    assert figs(["  qwen3.5-0.8b.mq4                    0.5GB"]) == [("qwen3.5-0.8b.mq4", 0.5, "GB")]
+    # a count's record after its name, the rest of the line left ("over 104765 reference words")
+    assert figs(["Errors: 55 insertions, 83 deletions, 589 substitutions, over 104765 reference words"])[:3] == [
+        ("Errors insertions", 55, None), ("Errors deletions", 83, None), ("Errors substitutions", 589, None)]
+
+
+def test_keys_glued_to_their_values_after_a_records_counters():
+    # EfficientQAT's block log (held-out round 155): "epoch 0" is a counter, "recon_loss" the key of its value
+    got = figs(["blocks 27 epoch 0 recon_loss:0.0335 val_loss:0.0391 norm:0.01479192 max memory_allocated 6822.4"])
+    assert got == [("recon loss", 0.0335, None), ("val loss", 0.0391, None), ("norm", 0.01479192, None)]
+
+
+def test_quoted_list_items_a_named_dict_and_a_rate_alone_in_a_piped_cell():
+    # SGLang's run_eval (held-out round 155): scores printed as strings
+    assert figs(["Scores: ['0.803', '0.793']"]) == [("Scores [1]", 0.803, None), ("Scores [2]", 0.793, None)]
+    # lm-eval's result dict after its task's name; a dict of what a call was given is no result
+    assert figs(["gsm8k: {'alias': 'gsm8k', 'exact_match,strict-match': 0.953125}"]) == [
+        ("gsm8k exact match,strict-match", 0.953125, None)]
+    assert figs(["kwargs: {'n': 1, 'max_tokens': 512}"]) == []
+    # bullet's trainer (held-out round 155): "7381480 pos/sec" fills its cell alone
+    got = figs(["superbatch 1 | time 13.5s | running loss 0.041029 | 7381480 pos/sec | total time 16.0s"])
+    assert ("running loss", 0.041029, None) in got and ("rate", 7381480, "pos/s") in got
+
+
+def test_a_figure_named_after_it_in_a_line_of_settings_and_a_label_with_digits_in_brackets():
+    # DeepEP's tuning sweep (held-out round 155): the second figure of the line is named by its bracket
+    assert figs(["[tuning] SMs 24, NVL chunk 4, RDMA chunk 8: 39.85 GB/s (RDMA), 130.35 GB/s (NVL) "]) == [
+        ("RDMA chunk 8", 39.85, "GB/s"), ("RDMA chunk 8 NVL", 130.35, "GB/s")]
+    # DeepGEMM's test, quoted in a reply: a label whose brackets hold the case's shape
+    assert figs(["Perf (num_groups=2, m=16):   35 us"]) == [("Perf (num groups=2, m=16)", 35, "us")]

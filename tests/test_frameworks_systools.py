@@ -184,3 +184,22 @@ def test_httpstats_bar_of_phase_times():
                    "[     6ms    |      25ms      |     40ms      |      21360ms      |        2ms       ]"])
     assert got == [("DNS Lookup", 6, "ms"), ("TCP Connection", 25, "ms"), ("TLS Handshake", 40, "ms"),
                    ("Server Processing", 21360, "ms"), ("Content Transfer", 2, "ms")]
+
+
+def test_a_builds_cmake_progress_and_gits_clone_counts():
+    # ROCm/vllm issue (2025-04; held-out round 155): git's clone before a docker build; llama.cpp's cmake build
+    got = figures(["Cloning into 'vllm'...", "remote: Enumerating objects: 81513, done.",
+                   "remote: Counting objects: 100% (73/73), done.",
+                   "remote: Total 81513 (delta 48), reused 41 (delta 41), pack-reused 81440 (from 2)",
+                   "Receiving objects: 100% (81513/81513), 103.72 MiB | 19.13 MiB/s, done."])
+    assert got == [("enumerating objects", 81513, None), ("counting objects progress", 100, "%"),
+                   ("counting objects done", 73, None), ("counting objects total", 73, None),
+                   ("objects total", 81513, None), ("objects deltas", 48, None), ("objects reused", 41, None),
+                   ("objects reused deltas", 41, None), ("objects pack-reused", 81440, None),
+                   ("objects packs reused from", 2, None), ("receiving objects progress", 100, "%"),
+                   ("receiving objects done", 81513, None), ("receiving objects total", 81513, None),
+                   ("receiving objects received", 103.72, "MiB"), ("receiving objects rate", 19.13, "MiB/s")]
+    (rep,) = frameworks.parse_lines(["Cloning into 'vllm'..."])  # a directory's name is no vLLM line
+    assert rep["framework"] == "unknown"
+    assert figures(["[ 14%] Building CUDA object ggml/src/ggml-cuda/fattn-mma-instance-ncols1_1-ncols2_8.cu.o",
+                    "[100%] Built target llama-server"]) == [("build progress", 14, "%"), ("build progress", 100, "%")]

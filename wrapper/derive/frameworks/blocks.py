@@ -55,7 +55,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
                 # heading such as "ttft_s" alone on its line, CSV rows and headers
                 rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?" + _LINE_END +
-                rb"|[A-Za-z_]=[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]|\w=[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]|[0-9]{4}[ \t]?B|[0-9] [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)|\w:[ \t]*[-+]?[0-9][0-9.]*[ \t]+#|\.\.[ \t][0-9]|[0-9][ \t]+<-{1,3}[ \t]|\xe2\x94\x81[ \t]+[(0-9]|\w:[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*(?m:$)|':[^\n!-~]*[-+]?[0-9]|(?:Int|ble)\([0-9]|[0-9][ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]|[A-Za-z][:=][ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"
+                rb"|[A-Za-z_]=[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]|\w=[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]|[A-Za-z_]:[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]+[A-Za-z_]\w*:[0-9]|\w:[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s|[a-z]:[ \t]+[0-9]+, done\.|Total [0-9]+ \(delta [0-9]|[0-9]{4}[ \t]?B|[0-9] [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)|\w:[ \t]*[-+]?[0-9][0-9.]*[ \t]+#|\.\.[ \t][0-9]|[0-9][ \t]+<-{1,3}[ \t]|\xe2\x94\x81[ \t]+[(0-9]|\w:[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*(?m:$)|':[^\n!-~]*[-+]?[0-9]|(?:Int|ble)\([0-9]|[0-9][ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]|[A-Za-z][:=][ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|_(?:time|latency|duration)[ \t]*:" + _LINE_END +
                 rb"|[A-Za-z]  [0-9][0-9.]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +
@@ -64,7 +64,7 @@ _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2
                 rb"|\}[ \t]+[-+]?[0-9]|_(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"
                 rb"|[0-9],[0-9][0-9.]*,[0-9]|[A-Za-z_)],[A-Za-z_](?:[\w()/%.-]|[\x80-\xff])*,[A-Za-z_(]|\",\"[A-Za-z_]"
                 rb"|etric,[A-Za-z]|[A-Za-z)],\"?[-+]?[0-9][0-9.,]*\"?" + _LINE_END +
-                rb"|iB\]|\[%\]|\[W\]|of size [0-9]|float(?:64|32)\([0-9]|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=][ \t]*\[[ \t]*[-+]?[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END
+                rb"|iB\]|\[%\]|\[W\]|of size [0-9]|float(?:64|32)\([0-9]|(?:bytes|ercent|econds|\.Count):[0-9]|\t[0-9]|\t[^\t\n]{0,80}\t|[0-9][ \t]{2,}[-+]?[0-9]|[:=][ \t]*\[[ \t]*['\"]?[-+]?[0-9]|\][ \t]{2,}[-+]?[0-9]|\[" + _LINE_END + rb"|\):" + _LINE_END
                 # a number alone on its line (a one-column CSV's cell)
                 + rb"|(?m:^)[0-9][0-9.]*" + _LINE_END
                 # free's and top's memory rows, top's tasks, dd's records

@@ -143,13 +143,14 @@ _VERSION = re.compile(r"vLLM API server version ([\w.+-]+)|LLM engine \(v([\w.+-
 # prose ("measured on BHx31 (without vLLM)", "faster than vLLM", "vs vLLM"). A table's cell that is its name alone,
 # one engine among others ("| vllm | 90.78 ± 1.60 |"), is a comparison too ("| vLLM Ascend v0.9.1 Round1 |" is not),
 # and so is a column named after it with its unit ("| vLLM (ms) |": a kernel benchmark's baseline);
-# a quoted name is a client's key or value ('"vllm:gpu_cache_usage_perc": {}' in a benchmark client's JSON).
+# a quoted name is a client's key or value ('"vllm:gpu_cache_usage_perc": {}' in a benchmark client's JSON), or a
+# directory ("Cloning into 'vllm'...", git's clone before a build).
 # RayWorkerVllm is vLLM's Ray worker class (0.2-0.4): Ray prefixes each line its actor prints with it. "vLLM log"
 # is another program speaking of vLLM's log ("PP tok/s  n/a (vLLM log scrape unavailable …)", a bench script's).
 # "vllm    0.8.0", "vllm==0.8.0": pip's listing of what is installed, beside some other program's output.
 # "void vllm::paged_attention_v2_kernel<…>": a C++ namespace, a kernel's name in a profiler's capture.
 # "vllm (pretrained=…, gpu_memory_utilization=0.5)": lm-evaluation-harness naming the backend it ran, in its summary.
-_OWN = re.compile(r"(?<![\w\"-])(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|| logs?\b|[ \t]{2,}v?\d|==|::| \(pretrained=)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
+_OWN = re.compile(r"(?<![\w\"-])(?<!into ')(?<!--backend )(?<!--backend=)(?<!without )(?<!than )(?<!vs )(?<!vs\. )(?:vllm|vLLM|Vllm)(?![\w-]|\.rs| *\||(?: *\([^()|]*\))+ *\|| logs?\b|[ \t]{2,}v?\d|==|::| \(pretrained=)|VllmWorker|RayWorkerVllm|EngineCore|model_runner\.py|"
                   r"kv_cache_utils\.py|Avg prompt throughput")
 
 # (gate substring, regex, handler name); the periodic metrics lines first: most of a server log's routed lines

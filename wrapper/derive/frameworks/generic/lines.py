@@ -54,6 +54,8 @@ _WORDS_BEFORE = LazyPattern(r"(?P<label>[A-Za-z][A-Za-z _-]{0,60}?)\s*[(:=]?\s*$
 _PHASE_AFTER = LazyPattern(r"\s+(decode|prefill|prompt|generation|eval|output|input)\)")
 _SLOG_FIGURE = LazyPattern(r'msg="([^"=]{1,80}: [-+]?\d[\d.]*)"$')  # a Go slog message that ends in "label: number"
 _TAB_PAIR = LazyPattern(r"([A-Za-z][^\t:]{0,40}?)\t+([-+]?\d[\d,]*(?:\.\d+)?)")  # a name, tabs, a bare number
+# a line's name that lists its settings before the colon ("[tuning] SMs 24, NVL chunk 4, RDMA chunk 8: …"): its last one
+_LEAD_SETTINGS = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[A-Za-z][\w ]{0,30}, ){1,4}(?P<label>[A-Za-z][\w ]{0,30})\s*:")
 _LEAD_LABEL = LazyPattern(r"\s*(?:\[[\w -]{1,20}\]\s*)?(?:[-*>\u2022]+\s+)?(?P<label>[A-Za-z][\w /-]{0,40}?(?:\s*\([\w +-]{1,24}\))?)\s*[:=]")
 
 
@@ -164,6 +166,12 @@ _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + 
 # A record of named numbers, comma-separated after an optional head, no colon or "=" between a name and its number
 # (mlx_lm's LoRA trainer, 2024: "Iter 10: Train loss 1.958, Learning Rate 1.000e-05, It/sec 0.081, Tokens/sec
 # 159.269, Trained Tokens 19678, Peak mem 20.819 GB"): every item must be one, and one at least must have a unit.
+# A label, then counts of things, each a whole number and a plural: "kernels/gfx906: 0 blobs, 0 hashes"
+# (or "YOLOv8n summary (fused): 168 layers, 3,151,904 parameters, 0 gradients, 8.7 GFLOPs": an item with a unit is
+# read as any figure is)
+_COUNTED_ITEM = LazyPattern(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ([A-Za-z]{2,16})\b")
+_COUNTED_RECORD = LazyPattern(r"(?P<label>[A-Za-z][\w./ ()-]{0,60}?):\s*(?P<items>(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16}"
+                              r"(?:, (?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16})+)(?:, [^\d].*)?\s*")
 _RECORD_HEAD = LazyPattern(r"(?:[^\]]{0,80}\]\s+)?(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")  # (after a glog prefix:
 # "I1128 09:42:12.221588 229060 transfer_engine_bench.cpp:296] Test completed: duration 10.01, …", Mooncake's)
 _RECORD_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w /.-]{0,40}?[A-Za-z])\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
@@ -238,8 +246,8 @@ _PERCENTILE_HEADING = LazyPattern(r"\s*(?P<head>[A-Za-z][\w ]*?)\s*\((?P<unit>[^
 # Fixed-width tables ("Test    TTFT(ms)    TPOT(ms)    pp TPS" then "pp1024/tg128    5123.4    58.96    199.9 tok/s"):
 # columns two or more spaces apart, a header of 3+ names, then rows of as many cells, 2+ of them values.
 # "Latencies: [2561.47, 2561.20]" and vegeta's "Latencies  [min, mean, 50]  232.884ms, 1.35s, 834.257ms"
-_NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)\s*[:=]\s*\[(?P<items>\s*[-+]?\d[\d.eE+-]*"
-                           r"(?:\s*,\s*[-+]?\d[\d.eE+-]*)+)\s*\]")
+_NUMBER_LIST = LazyPattern(r"(?P<label>[A-Za-z][\w .-]{0,40}?)['\"]?\s*[:=]\s*\[(?P<items>\s*(?P<q>['\"]?)[-+]?\d[\d.eE+-]*(?P=q)"
+                           r"(?:\s*,\s*(?P=q)[-+]?\d[\d.eE+-]*(?P=q))+)\s*\]")  # (its items maybe quoted: "['0.803', …]")
 
 
 # A list of one duration as a profile's record prints it, after the record's name ("pipeline_total   scope=<…>
@@ -520,6 +528,14 @@ def _clock_seconds(m: re.Match) -> str:
     return repr(round(clock_s(m["h"], m["m"], m["s"]), 6))
 
 
+def _bare_end(s: str, start: int, end: int) -> bool:
+    """Whether a number with no unit after "key:" ends its pair (``_BARE_END``), or is glued to its key in a record
+    of such pairs ("… norm:0.01479192 max memory_allocated 6822.48"): it is then the key's value, whatever follows."""
+    if _BARE_END.match(s, end) is not None:
+        return True
+    return s[start - 1:start] == ":" and s[start - 2:start - 1].isalnum() and len(_GLUED_PAIR.findall(s)) >= 2
+
+
 def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
     """Whether ``s`` is ``_PRINTED_PAIR`` and its label names a duration or a rate, whose unit is often not printed
     ("time taken  2.5174171924591064"), or the number ending ``s`` at ``end`` is a quality measure ("sample 50,
@@ -531,7 +547,10 @@ def _printed_pair(s: str, label: Optional[str], end: int) -> bool:
     return not s[end:].strip() and _QUALITY.search(label) is not None
 
 
-_PIPED_CELL_HEAD = LazyPattern(r"[A-Za-z][\w/-]{0,24} ")  # one word before a cell's number: "tokens 44"
+_GLUED_PAIR = LazyPattern(r"[A-Za-z_]\w*:[-+]?\d[\d.eE+-]*(?=\s|$)")  # "recon_loss:0.0335": a key glued to its value
+
+_PIPED_CELL_HEAD = LazyPattern(r"(?:[A-Za-z][\w/-]{0,24} )?[A-Za-z][\w/-]{0,24} ")  # a word or two before a
+# cell's number: "tokens 44", "running loss 0.041"
 
 
 def _piped_word(s: str, start: int, end: int) -> Optional[str]:
@@ -549,7 +568,7 @@ def _piped_key(s: str, start: int, m: re.Match) -> Optional[tuple]:
     word = _piped_word(s, start, m.end()) if m["unit"] is None else None
     if word is None:
         return None
-    return ("pair", word, None) if _key_unit(word) or _unit_kind(None, _words(word))[1] == "count" else None
+    return ("pair", word, None) if _key_unit(word) or _unit_kind(None, _words(word))[1] in ("count", "value") else None
 
 
 def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
@@ -577,7 +596,8 @@ _CHUNKS = LazyPattern(r"(?:\[\d+\](?:\d+(?:\.\d+)?|nan|inf),?\s*)+")
 
 # All a line holds before its first colon and the number after it, when no shape above names a label: a label with
 # brackets inside brackets ("Cor(ln(PPL(Q)), ln(PPL(base))):  99.20%", llama-perplexity's statistics)
-_WHOLE_HEAD = LazyPattern(r"\s*(?P<label>[A-Za-z][^:\d]{0,60}?[\w)])\s*:\s*")
+_WHOLE_HEAD = LazyPattern(r"\s*(?:>\s*)*(?P<label>[A-Za-z][^:\d]{0,60}?[\w)]|[A-Za-z][^:\d(]{0,60}?\([^()]{0,120}\))\s*:\s*")  # (its
+# brackets may hold digits: "Perf (num_groups=2, expected_m_per_group=  16, n=4096):   35 us")
 
 
 def _whole_head(s: str, start: int) -> Optional[tuple]:
@@ -611,6 +631,9 @@ def _before(reversed_head: str) -> Optional[tuple]:
             elif shape == "pair" and reversed_head[:1] == "=" and " " in label.strip() \
                     and sum(_NUMBER_WORD.fullmatch(w) is not None for w in label.split()) >= 2:  # "97536589 ns  7 OPS=1.3G/s":
                 label = label.strip().rsplit(" ", 1)[1]  # a row's values, then the key glued to "=" ("Head 0 Accuracy=")
+            elif shape == "pair" and reversed_head[:1] == ":" and "_" in (words := label.split() or [""])[-1] \
+                    and any(_NUMBER_WORD.fullmatch(w) for w in words[:-1]):  # "blocks 27 epoch 0 recon_loss:0.03":
+                label = words[-1]  # an identifier glued to its colon and value names it alone, after a record's counters
             if shape == "pair" and reversed_head[m.end():m.end() + 1] == "/" and " " in label.strip() \
                     and reversed_head[m.end() + 1:m.end() + 2].isdigit():
                 label = label.strip().split(" ", 1)[1]  # "rate= 24.3/min  sent=  25": "min" is the rate's unit
@@ -1046,6 +1069,8 @@ class LineShapes:
     def _pairs(self, s: str, line: str, routed: bool, heading: Optional[tuple] = None) -> bool:
         """Every shape but tables, CSV and JSON; whether a statistic of ``heading`` was read."""
         taken: list = []  # spans already read, so one number is one figure
+        if ", " in s:
+            self._counted(s, line, routed, taken)
         if "[" in s and ("," in s or "] " in s or s.endswith("]")) or "):" in s and ("/" in s or "\u2026" in s):
             self._lists(s, line, routed, taken)
         if _GROUP_MARK.search(s):
@@ -1066,23 +1091,8 @@ class LineShapes:
             self._slashed_names(slashed, line, routed, taken)
         if "/" in s or " of " in s:
             self._fractions(s, line, routed, taken)
-        for m in _TRIPLE.finditer(s) if " in " in s else ():
-            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
-            if head is None and m["word"] is None:
-                continue
-            label = _label(head["label"][::-1]) if head is not None else ""
-            things = m["things"] or "tokens"  # "Processed 12 pages in 3.1 s": of pages; "12 in 3.1 s": tokens
-            if things.rstrip("s") not in label.lower():
-                label = f"{label} {things}".strip()
-            if m["word"] is not None:  # "1934 tokens generated in 504.75 seconds"
-                label = f"{label} {m['word']}"
-            self._add(label, m["count"], m["things"], line, routed)
-            self._add(f"{label} time", m["num"], m["unit"], line, routed)
-            if m["rate"] is not None and _unit_kind(m["runit"], "")[1] == "rate":
-                self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
-                taken.append(m.span())
-            else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
-                taken.append((m.start(), m.end("unit")))
+        if " in " in s:
+            self._triples(s, line, routed, taken)
         if "," in s and not taken and s.rstrip(",")[-1:].isdigit() and "=" not in s \
                 and (bare := _BARE_LIST.search(s)) is not None and _listed(bare["items"]):
             if bare.start() == 0:  # the line is the list; after other text ("[Gemm2] Tuning sequence: 8, 16, …"),
@@ -1102,6 +1112,41 @@ class LineShapes:
                 taken.append(m.span())
         self._durations(s, line, routed, taken)
         return self._values(s, line, routed, taken, heading)
+
+    def _triples(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """How many things in how long, maybe at what rate ("1934 tokens generated in 504.75 seconds (3.83 t/s)")."""
+        for m in _TRIPLE.finditer(s):
+            head = _TRIPLE_LABEL.match(s[max(0, m.start() - _BEFORE_CHARS):m.start()][::-1])
+            if head is None and m["word"] is None:
+                continue
+            label = _label(head["label"][::-1]) if head is not None else ""
+            things = m["things"] or "tokens"  # "Processed 12 pages in 3.1 s": of pages; "12 in 3.1 s": tokens
+            if things.rstrip("s") not in label.lower():
+                label = f"{label} {things}".strip()
+            if m["word"] is not None:  # "1934 tokens generated in 504.75 seconds"
+                label = f"{label} {m['word']}"
+            self._add(label, m["count"], m["things"], line, routed)
+            self._add(f"{label} time", m["num"], m["unit"], line, routed)
+            if m["rate"] is not None and _unit_kind(m["runit"], "")[1] == "rate":
+                self._add(f"{label} rate", m["rate"], m["runit"], line, routed)
+                taken.append(m.span())
+            else:  # "10 tokens in 2.5 s (3.2 ms per token, 4.0 tokens per second)": the bracket is read as values
+                taken.append((m.start(), m.end("unit")))
+
+    def _counted(self, s: str, line: str, routed: bool, taken: list) -> None:
+        """A label's counts of things ("kernels/gfx1201: 48 blobs, 48 hashes"), each labelled by its thing; an item
+        whose word is a unit ("8.7 GFLOPs") is left to ``_values``; none read unless two are counts of things."""
+        counted = _COUNTED_RECORD.fullmatch(s)
+        if counted is None:
+            return
+        items = [m for m in _COUNTED_ITEM.finditer(counted["items"])
+                 if _unit_kind(m[2], "")[1] is None and m[2][-1] == "s" and "." not in m[1]]
+        if len(items) < 2:
+            return
+        start = counted.start("items")
+        for m in items:
+            self._add(_label(f"{counted['label']} {m[2]}"), m[1].replace(",", ""), None, line, routed, bare=True)
+            taken.append((start + m.start(), start + m.end()))
 
     def _step_bar(self, bar: re.Match, line: str, routed: bool) -> None:
         """stable-diffusion.cpp's step bar (``_STEP_BAR``): its rate, steps done and (while going) of how many."""
@@ -1352,7 +1397,7 @@ class LineShapes:
         for m in _NUMBER_LIST.finditer(s):
             head = _label(m["label"])
             for i, item in enumerate(m["items"].split(",")[:LIST_ITEMS]):
-                self._add(f"{head} [{i + 1}]", item.strip(), _key_unit(m["label"].strip().replace(" ", "_")),
+                self._add(f"{head} [{i + 1}]", item.strip(" '\""), _key_unit(m["label"].strip().replace(" ", "_")),
                           line, routed, bare=True)
             taken.append(m.span())
         if "=[" in s and not taken:
@@ -1410,7 +1455,7 @@ class LineShapes:
     def _unlabelled(self, s: str, head: str, start: int, end: int, unit: str, last: Optional[tuple]) -> tuple:
         """(label, shape) of a figure with a unit but no words of its own before it, or (None, None)."""
         kind = _unit_kind(unit, "")[1]
-        if (named := _NAMED_AFTER.match(s, end)) is not None and (lead := _LEAD_LABEL.match(s)) is not None:
+        if (named := _NAMED_AFTER.match(s, end)) is not None and (lead := _LEAD_LABEL.match(s) or _LEAD_SETTINGS.match(s)):
             # DeepEP's "Best combine: SMs 24, …: 4.71 GB/s (RDMA), 9.50 GB/s (NVL)": the line's name, then the bracket's
             return f"{lead['label']} {named['name']}", "spaced"
         if last is not None and _JOINED.fullmatch(s, last[1], start):
@@ -1427,6 +1472,8 @@ class LineShapes:
         if head[:2] == " ." and s[end:].strip() in ("", ".") and (said := _SENTENCE_BEFORE.match(head)) is not None \
                 and len(said["label"].split()) <= MAX_LABEL_WORDS:
             return said["label"][::-1], "spaced"
+        if head[:2] == " |" and s.count(" | ") >= 2 and (s[end:end + 3] == " | " or not s[end:].strip()) and kind == "rate":
+            return "rate", "spaced"  # a rate alone in a piped cell ("… | 7381480 pos/sec | …"): its unit says of what
         opening = head.lstrip()[:2]  # "(" before it, or "[" after a space ("bpw: 4.00  proxy_err: 0.0017  [1.77 s]")
         if (opening[:1] == "(" or opening[:1] == "[" and opening[1:].isspace()) and (lead := _LEAD_LABEL.match(s)) is not None:
             # 'baseline (full KV) : "OK."  (3 tokens, peak KV = 3,584 KB)': what opens the bracket is the line's
@@ -1450,7 +1497,7 @@ class LineShapes:
             if m["unit"] == "B" and s[m.end("num"):m.end("num") + 1] == "B":
                 continue  # "llama 7B Q4_0": a model's billions of parameters, no size in bytes
             head = s[max(0, start - _BEFORE_CHARS):start][::-1]  # what stands before it, reversed
-            found = _before(head) or _whole_head(s, start) or _piped_key(s, start, m)
+            found = _piped_key(s, start, m) or _before(head) or _whole_head(s, start)
             shape, label, unit = found if found is not None else (None, None, None)
             if shape == "bracket" and _unit_kind(unit, label)[1] is None:
                 label, unit = _bracketed(label, unit), m["unit"]
@@ -1477,7 +1524,7 @@ class LineShapes:
             if unit is None and _UNIT_AFTER.match(s, m.end()) and _unit_kind(None, _words(label))[1] in _UNITLESS_KINDS:
                 continue  # "1st token latency: 0.36 ms/16tokens": a unit this reader does not know, not "none printed"
             if self._add(label, m["num"], unit, line, routed, noise_label=noise,
-                         bare=shape in ("pair", "bracket") and unit is None and _BARE_END.match(s, m.end()) is not None):
+                         bare=shape in ("pair", "bracket") and unit is None and _bare_end(s, start, m.end())):
                 per = shape == "after" and label.startswith("per ")  # "(3.56 ms per token, 280.95 tokens per
                 # second)": the rate joins the figure before the bracket, not the words "per token"
                 last, self._previous = (lead if per and lead is not None else label, end, unit), label

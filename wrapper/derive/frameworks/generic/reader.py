@@ -10,7 +10,7 @@ from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, MAX_LINE_CHARS, _NUM, _STAT_COLUMN, _UNIT, _bracket_unit, _core_key, _core_value, _is_noise, _key_unit,
     _label, _unit_kind, _words)
 from .lines import _TAB_PAIR, LineShapes, _normalized
-from .tables import _MATRIX_HEADER, _RULE_CHARS, HEADER_LINES_BACK, TableShapes
+from .tables import _RULE_CHARS, HEADER_LINES_BACK, TableShapes
 from .structured import StructuredShapes
 from .systools import SystemToolShapes
 
@@ -171,6 +171,9 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[\w) \t][:=])[ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?\s*$"  # "Successful requests: 1780", "98/100", "98 of 100"
                   r"|(?<=[A-Za-z_]=)[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]"  # pairs: "total=5, p50_ms=6692.5, out=x"
                   r"|(?<=\w=)[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]"  # a keyed group's items: "emits[init=2,bonus=18]"
+                  r"|(?<=[A-Za-z_]:)[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]+[A-Za-z_]\w*:[0-9]"  # glued pairs: "recon_loss:0.03 val_loss:0.04"
+                  r"|(?<=\w:)[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s\b"  # counts of things: "x: 0 blobs, 0 hashes"
+                  r"|(?<=[a-z]:)[ \t]+[0-9]+, done\.|(?<=Total [0-9])[0-9]* \(delta [0-9]"  # git's "Enumerating objects: 81513, done."
                   r"|(?<=[0-9]{4})[ \t]?B(?![A-Za-z])"  # bytes, counted: "free: 72392160 B" ("7B" sizes a model)
                   r"|(?<=[0-9]) [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)\b"  # "7168 new samples"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"
@@ -194,7 +197,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=:[0-5][0-9]:[0-5][0-9]\.[0-9])[0-9]{5}(?![0-9])"  # Python's timedelta: "0:00:00.004015"
                   r"|(?<=  [0-9])[0-9.,]*[ \t]*$"  # a fixed-width row's last cell ("Duration   usecond   272.16", ncu's)
                   r"|(?<=erplexity [0-9])|(?<=PPL [0-9])|(?<=ppl [0-9])"  # "sample 50, Perplexity 5.0264"
-                  r"|(?<=[:=])[ \t]*\[[ \t]*[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
+                  r"|(?<=[:=])[ \t]*\[[ \t]*['\"]?[-+]?[0-9]"  # a list after its label ("Latencies: [2561.47, …]")
                   r"|(?<=\":)\s*\"?[-+]?[0-9]|(?<=\" :)\s*\"?[-+]?[0-9]|(?<=unit\")\s*:"  # JSON members, one a line
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
@@ -248,6 +251,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
         self._column: Optional[list] = None  # a one-column table's [name, unit, cells read]
         self._quoted: Optional[list] = None  # the lines so far of a CSV row whose quoted cell goes on over lines
         self._matrix: Optional[tuple] = None  # the open device matrix's (title, unit, columns)
+        self._matrix_unit: Optional[str] = None  # the last device matrix's unit (its SUM line's)
 
     def feed(self, text: str, routed: "bool | frozenset" = False) -> None:
         """One line without prefixes; ``routed``: the families shown it too (True: some family's; empty, False: none)."""
@@ -259,7 +263,7 @@ class FigureReader(LineShapes, TableShapes, StructuredShapes, SystemToolShapes):
             return
         if self._matrix is not None and self._matrix_row(stripped, text, routed):
             return
-        if stripped[0] in "DGC0" and _MATRIX_HEADER.fullmatch(stripped) is not None and self._matrix_header(stripped):
+        if stripped[0] in "DGC0S" and self._matrix_line(stripped, text, routed):
             return
         if stripped[0].isdigit() and self._spaced is None and self._nest is None \
                 and _BARE_NUMBER.fullmatch(stripped) is not None:

@@ -71,6 +71,9 @@ class StructuredShapes:
             return True
         if s.startswith("{") and s.endswith("}") and self._json(s, line, routed):
             return True
+        if s.endswith("}") and (named := _NAMED_DICT.fullmatch(s)) is not None \
+                and _SETTINGS_NAME.fullmatch(named["name"]) is None and self._json(named["obj"], line, routed, named["name"]):
+            return True  # a result's name, then its dict: lm-eval's "gsm8k: {'alias': 'gsm8k', 'exact_match,…': 0.95}"
         if ("}" in s or "_" in s) and (metric := _METRIC.fullmatch(s)) is not None and (
                 metric["labels"] is not None or ":" in metric["name"] or metric["name"].endswith(_METRIC_SUFFIXES)):
             self._metric(metric, line, routed)
@@ -144,7 +147,9 @@ class StructuredShapes:
         # a counter or histogram over a server's life is no one run's figure: it fills no core key
         self._add(_label(label), m["num"], unit, line, routed, bare=True, core=False)
 
-    def _json(self, s: str, line: str, routed: bool) -> bool:
+    def _json(self, s: str, line: str, routed: bool, name: str = "") -> bool:
+        """A JSON object (or Python dict) on one line: each member a figure labelled by its key (after ``name``,
+        the line's name for it)."""
         obj = _loaded(s)
         if not isinstance(obj, dict):
             return False
@@ -161,7 +166,8 @@ class StructuredShapes:
             label = key
             if key.endswith(")") and (km := _bracket_unit(key)) is not None:  # "memory(GiB)": 40.38 (ms-swift's)
                 label, unit = km["label"], unit or km["unit"]
-            self._add(_label(label.replace("_", " ")), repr(value), unit or _key_unit(key), line, routed, bare=True)
+            self._add(_label(f"{name} {label.replace('_', ' ')}"), repr(value), unit or _key_unit(key), line, routed, bare=True,
+                      noise_label=label if name else None)  # (the key says whether it is noise: "n", "seed")
         return True
 
 
@@ -170,6 +176,11 @@ class StructuredShapes:
 _MESSAGE_KEYS = ("message", "msg", "event", "text")
 MAX_MESSAGE_CHARS = 4096
 MAX_MESSAGE_LINES = 16
+
+# A name, then a dict or JSON object ("gsm8k: {'alias': 'gsm8k', …}")
+_NAMED_DICT = LazyPattern(r"(?P<name>[A-Za-z][\w.-]{0,40}):\s+(?P<obj>\{['\"].*\})")
+# a dict of what a call was given, not what it measured ("kwargs: {'n': 1, 'max_tokens': 512, …}", "Input: {…}")
+_SETTINGS_NAME = LazyPattern(r"(?i)\w*(?:kwargs|args|input|config|params|options|settings|request|payload|body)")
 
 MAX_PY_DICT_CHARS = 20_000  # a Python dict printed on one line is parsed as a literal only up to this length
 

@@ -128,6 +128,20 @@ _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpasse
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
+# cmake's (make's) progress: "[ 14%] Building CUDA object …/fattn-mma-….cu.o"
+_CMAKE_STEP = LazyPattern(r"\[\s*(?P<pct>\d{1,3})%\] (?:Building|Linking|Built|Generating|Scanning|Installing)\b.*")
+# git's clone: "remote: Counting objects: 100% (73/73), done.", "Receiving objects: 100% (81513/81513), 103.72 MiB |
+# 19.13 MiB/s, done.", "remote: Enumerating objects: 81513, done."
+_GIT_PROGRESS = LazyPattern(r"(?:remote: )?(?P<what>[A-Z][a-z]+ (?:objects|deltas)): +(?:(?P<pct>\d{1,3})% \((?P<done>\d+)/"
+                            r"(?P<total>\d+)\)|(?P<count>\d+))(?:, (?P<size>\d+(?:\.\d+)?) (?P<sunit>[KMG]iB|bytes) \| "
+                            r"(?P<rate>\d+(?:\.\d+)?) (?P<runit>[KMG]iB/s))?(?:, done\.)?\s*")
+# "remote: Total 81513 (delta 48), reused 41 (delta 41), pack-reused 81440 (from 2)"
+_GIT_TOTAL = LazyPattern(r"(?:remote: )?Total (?P<total>\d+) \(delta (?P<delta>\d+)\), reused (?P<reused>\d+) \(delta "
+                         r"(?P<rdelta>\d+)\)(?:, pack-reused (?P<pack>\d+)(?: \(from (?P<packs>\d+)\))?)?\s*")
+_GIT_TOTAL_NAMES = {"total": "total", "delta": "deltas", "reused": "reused", "rdelta": "reused deltas",
+                    "pack": "pack-reused", "packs": "packs reused from"}
+
+
 def _size(cell: str) -> Optional[tuple[str, str]]:
     """(number, unit) of a size these tools print with a suffix ("7.4Gi", "504G", "125.6g", "0"); None for a bare
     number other than 0, whose unit the tool's flags chose."""
@@ -201,6 +215,33 @@ class SystemToolShapes:
                 size = _size(df[name])
                 self._add(f"{mount} {name}", *(size or (df[name], None)), line, routed, bare=size is None)
             self._add(f"{mount} use", df["use"], "%", line, routed)
+            return True
+        return self._build_tool(s, line, routed)
+
+    def _build_tool(self, s: str, line: str, routed: bool) -> bool:
+        """A build's lines pasted beside a slow model: cmake's "[ 14%] Building …" (how far the build is), git's
+        clone counts ("Receiving objects: 100% (81513/81513), 103.72 MiB | 19.13 MiB/s, done.", "Total …")."""
+        if s[0] == "[" and "%] " in s[:8] and (step := _CMAKE_STEP.fullmatch(s)) is not None:
+            self._add("build progress", step["pct"], "%", line, routed, core=False)
+            return True
+        if " objects: " in s or " deltas: " in s:
+            if (git := _GIT_PROGRESS.fullmatch(s)) is None:
+                return False
+            what = git["what"].lower()
+            if git["count"] is not None:
+                self._add(what, git["count"], None, line, routed, bare=True, core=False)
+                return True
+            self._add(f"{what} progress", git["pct"], "%", line, routed, core=False)
+            self._add(f"{what} done", git["done"], None, line, routed, bare=True, core=False)
+            self._add(f"{what} total", git["total"], None, line, routed, bare=True, core=False)
+            if git["size"] is not None:
+                self._add(f"{what} received", git["size"], git["sunit"], line, routed, core=False)
+                self._add(f"{what} rate", git["rate"], git["runit"], line, routed, core=False)
+            return True
+        if "Total " in s[:16] and (total := _GIT_TOTAL.fullmatch(s)) is not None:
+            for name in ("total", "delta", "reused", "rdelta", "pack", "packs"):
+                if total[name] is not None:
+                    self._add(f"objects {_GIT_TOTAL_NAMES[name]}", total[name], None, line, routed, bare=True, core=False)
             return True
         return False
 

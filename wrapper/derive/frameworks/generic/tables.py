@@ -344,14 +344,37 @@ def _named_row(cells: list, values: list) -> bool:
     return unit
 
 
+MIN_RUN_NUMBERS = 3  # a headerless row's numbers, at least, for rows of its shape to be a table's
+
+
+def _run_cells(text: str) -> tuple:
+    """A line's cells apart by ``_COLUMN_GAP`` and their values (a headerless run's row, ``_run_shape``)."""
+    cells = _columns(text.strip())[1]
+    return cells, _cell_values(cells)[0]
+
+
+def _run_shape(cells: list, values: list) -> Optional[tuple]:
+    """The shape of a headerless table's row, or None: a name (a letter in it), then numbers alone, at least
+    ``MIN_RUN_NUMBERS`` of them; the shape is how many cells and which print a unit ("%", "x")."""
+    if len(cells) < MIN_RUN_NUMBERS + 1 or values[0] is not None or not any(ch.isalpha() for ch in cells[0]):
+        return None
+    if any(v is None for v in values[1:]):
+        return None
+    return len(cells), tuple(bool(v["unit"] or v["sunit"]) for v in values[1:])
+
+
 # A matrix of one figure per pair of devices, under its title (CUDA's p2pBandwidthLatencyTest: "Bidirectional
 # P2P=Enabled Bandwidth Matrix (GB/s)", then "   D\\D     0      1 …" and a row per device, its number first)
-_MATRIX_HEADER = LazyPattern(r"(?:(?:D\\D|GPU|CPU)\s+)?\d{1,3}(?:\s+\d{1,3}){1,63}")  # (nvbandwidth's: no corner)
+_MATRIX_HEADER = LazyPattern(r"(?:(?:D\\D|Dir\\D|GPU|CPU)\s+)?\d{1,3}(?:\s+\d{1,3}){1,63}")  # (nvbandwidth's: no corner;
+# DCGM diag's busgrind: "Dir\D", its rows a direction: "D2H", "H2D", "BiDir")
 # (a title may hold brackets of its own: "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
 # nvbandwidth's "memcpy local GPU(column) bandwidth (GB/s)")
 _MATRIX_TITLE = LazyPattern(r"(?P<title>[^:]{0,120}?\b(?:Matrix|[Bb]andwidth|[Ll]atency)\b[^:]{0,60}?)\s*"
-                            r"\((?P<unit>[^()]{1,12})\)\s*:?")
-_MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?")
+                            r"\((?P<unit>[^()]{1,12})\)\s*:?(?:\s*,\s*[\w.-]+=[\w.-]+)*")  # ", memory=Pinned": a setting
+_MATRIX_CELL = LazyPattern(r"[-+]?\d+(?:\.\d+)?|N/A")  # "N/A": a device and itself (nvbandwidth's diagonal)
+_MATRIX_ROW_NAME = LazyPattern(r"\d{1,3}|[A-Za-z][A-Za-z0-9]{0,7}")  # a device, or a direction ("D2H", "BiDir")
+# nvbandwidth's total over its matrix: "SUM device_to_device_memcpy_read_ce 715.53", in the matrix's unit
+_MATRIX_SUM = LazyPattern(r"SUM (?P<name>[a-z][a-z0-9_]{2,80}) (?P<num>\d+(?:\.\d+)?)")
 
 
 CONTINUATION_INDENT = 24  # a line under a fixed-width table indented this deep continues a row's cell
@@ -452,6 +475,8 @@ class TableShapes:
         if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
+        if len(cells) == 2 and not pair and self._named_amount(cells, line, routed):
+            return True
         if len(cells) < MIN_SPACED_COLUMNS and not pair:
             self._spaced = original if self._keeps_open(cells) else None
             return False
@@ -463,8 +488,8 @@ class TableShapes:
             original, indented = header, self._spaced_indented
         cells, values, extras = _clocks_read(header, cells, values, extras)
         least = 1 if header is not None and _unit_column(header) is not None else least
-        if header is None and not pair and values[0] is None and _named_row(cells, values):
-            return self._named_values(cells, values, line, routed)
+        if header is None and not pair and values[0] is None and self._headerless(cells, values, extras, line, routed):
+            return True
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and (values[1] is None or indented):
             # pandas' row index ("0  EXTEND  18538.56 …"): neither a figure nor a name
@@ -494,6 +519,50 @@ class TableShapes:
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
+
+    def _headerless(self, cells: list, values: list, extras: list, line: str, routed: bool) -> bool:
+        """A row under no header: one of a run of rows of its shape (``_headerless_run``), or a name and values with
+        their units (``_named_values``); True: read."""
+        if self._headerless_run(cells, values, extras, line, routed):
+            return True
+        return _named_row(cells, values) and self._named_values(cells, values, line, routed)
+
+    def _headerless_run(self, cells: list, values: list, extras: list, line: str, routed: bool) -> bool:
+        """Rows of a fixed-width table whose header the log does not hold (cut above it): a name, then
+        ``MIN_RUN_NUMBERS``+ numbers, the line above of the same shape. A value with its unit is the name's figure
+        (``_named_values``); a bare number is labelled by the name and its column's place ("topp_partial column 5":
+        what the column measures is unsaid). The run's first row is read when the second shows the run."""
+        shape = _run_shape(cells, values)
+        if shape is None or self.line_before is None:
+            return False
+        above = self.line_before(1)
+        if not above or _run_shape(*_run_cells(above)) != shape:
+            return False
+        before = self.line_before(2)
+        if not before or _run_shape(*_run_cells(before)) != shape:  # the run's first row: its bare numbers now
+            first, first_values = _run_cells(above)
+            self._bare_columns(first, first_values, _cell_values(first)[1], self.line_before(1, raw=True) or above,
+                               routed)
+        if _named_row(cells, values):
+            self._named_values(cells, values, line, routed)
+        self._bare_columns(cells, values, extras, line, routed)
+        return True
+
+    def _bare_columns(self, cells: list, values: list, extras: list, line: str, routed: bool) -> None:
+        """A headerless row's numbers that print no unit, each labelled by the row's name and its column's place."""
+        for column, (value, extra) in enumerate(zip(values, extras)):
+            if column and value is not None and not value["unit"] and not value["sunit"]:
+                self._cell(f"{cells[0]} column {column + 1}", value, extra, None, None, line, routed)
+
+    def _named_amount(self, cells: list, line: str, routed: bool) -> bool:
+        """A name of one word, then far apart an amount with its unit, as a list of files or models prints one a
+        line ("  qwen3.5-0.8b.mq4        0.5GB"): the amount labelled by the whole name (digits and all); True: read."""
+        name = cells[0].strip()
+        value = _CELL_VALUE.fullmatch(cells[1].strip())
+        if value is None or not value["unit"] or " " in name or not any(ch.isalpha() for ch in name) \
+                or _unit_kind(value["unit"], "")[1] not in ("size", "duration"):
+            return False
+        return self._add(_label(name), value["num"], value["unit"], line, routed)
 
     def _named_values(self, cells: list, values: list, line: str, routed: bool) -> bool:
         """A row with no header: a name, then values with their units ("v0.28.0 stock   987s  121 req/min"; in
@@ -554,6 +623,12 @@ class TableShapes:
         self._spaced_starts = None if "\t" in s else [0] + [m.end() for m in _COLUMN_GAP.finditer(s.rstrip())]
         self._spaced_indented = line.lstrip(">")[:1].isspace()
 
+    def _matrix_line(self, s: str, line: str, routed: bool) -> bool:
+        """A device matrix's header (``_matrix_header``) or the SUM line under it (``matrix_sum``); True: read."""
+        if s[0] == "S":
+            return s.startswith("SUM ") and self.matrix_sum(s, line, routed)
+        return _MATRIX_HEADER.fullmatch(s) is not None and self._matrix_header(s)
+
     def _matrix_header(self, s: str) -> bool:
         """A device matrix's header ("D\\D  0  1  2", devices numbered from 0) under its title, which names the
         figure and its unit; True: it opens the matrix."""
@@ -573,11 +648,23 @@ class TableShapes:
         any other line closes the matrix (False)."""
         title, unit, columns = self._matrix
         cells = s.split()
-        if len(cells) != columns + 1 or not cells[0].isdigit() or not all(map(_MATRIX_CELL.fullmatch, cells[1:])):
+        if len(cells) != columns + 1 or not _MATRIX_ROW_NAME.fullmatch(cells[0]) \
+                or not all(map(_MATRIX_CELL.fullmatch, cells[1:])):
             self._matrix = None
+            self._matrix_unit = unit  # a SUM line below names no unit of its own (``matrix_sum``)
             return False
+        row = f"{cells[0]} to" if cells[0].isdigit() else f"{cells[0]} device"  # "BiDir device 3"
         for column, cell in enumerate(cells[1:]):
-            self._add(f"{title} {cells[0]} to {column}", cell, unit, line, routed)
+            if cell != "N/A":
+                self._add(f"{title} {row} {column}", cell, unit, line, routed)
+        return True
+
+    def matrix_sum(self, s: str, line: str, routed: bool) -> bool:
+        """nvbandwidth's "SUM <test> <total>" under its matrix: the total, in the matrix's unit; True: read."""
+        m = _MATRIX_SUM.fullmatch(s)
+        if m is None:
+            return False
+        self._add(f"{m['name']} sum", m["num"], self._matrix_unit, line, routed, bare=True)  # the test's name as printed
         return True
 
     def _at_header_columns(self, s: str) -> Optional[list]:
