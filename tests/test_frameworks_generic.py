@@ -2308,7 +2308,8 @@ def test_collective_communication_printouts():
     got = [(f["label"], f["value"], f["unit"]) for f in rep["figures"]]
     assert got[:3] == [("1073741824 B out-of-place time", 9306.7, "us"), ("1073741824 B out-of-place algbw", 115.37, "GB/s"),
                        ("1073741824 B out-of-place busbw", 115.37, "GB/s")]
-    assert ("262144 B in-place busbw", 6.12, "GB/s") in got and len(got) == 12
+    assert ("262144 B in-place busbw", 6.12, "GB/s") in got and len(got) == 15  # and three #wrong counts (N/A: none)
+    assert ("1073741824 B in-place wrong", 0, None) in got and ("262144 B in-place wrong", 0, None) not in got
     (rep,) = frameworks.parse_lines(["memcpy local GPU(column) bandwidth (GB/s)", "           0         1",
                                      " 0   1116.30   1116.31"])
     assert [(f["label"], f["value"]) for f in rep["figures"]] == [
@@ -2735,3 +2736,24 @@ def test_a_figure_named_after_it_in_a_line_of_settings_and_a_label_with_digits_i
         ("RDMA chunk 8", 39.85, "GB/s"), ("RDMA chunk 8 NVL", 130.35, "GB/s")]
     # DeepGEMM's test, quoted in a reply: a label whose brackets hold the case's shape
     assert figs(["Perf (num_groups=2, m=16):   35 us"]) == [("Perf (num groups=2, m=16)", 35, "us")]
+
+
+def test_line_profilers_rows_of_blank_source_lines_and_metrics_at_k():
+    # line_profiler (held-out round 156): the paste stripped each row's blank "Line Contents"; its number names it
+    got = figs(["Line #      Hits         Time  Per Hit   % Time  Line Contents", "=" * 62,
+                "    42      1872    1621000.0    865.9      0.1    ", "    43       936     136000.0    145.3      0.0"])
+    assert ("L42 Hits", 1872, None) in got and ("L43 Per Hit", 145.3, None) in got
+    assert figs(["Recall@1: 75.00%", "pass@1: 0.23"]) == [("Recall@1", 75, "%"), ("pass@1", 0.23, None)]
+    assert figs(["Total decode time: 1293.82ms (avg: 10.11ms/step)"])[1] == ("Total decode time avg", 10.11, "ms/step")
+    assert ("naive allreduce iter 0/10 rate", 108.85, "Gb/s") in figs(
+        ["naive_allreduce iter 0/10: 0.71 sec 9.07 GFLOP/s 108.85 Gb/s"])  # tinygrad's: gigabits a second
+
+
+def test_counts_of_things_ending_a_line_after_a_comma_and_a_process_named_by_another_tool():
+    # RAGFlow's GraphRAG progress (held-out round 156)
+    got = figs(["19:35:57 Entities extraction of chunk 17 620/641 done, 2 nodes, 5 edges, 8250 tokens."])
+    assert [(v, u) for _, v, u in got] == [(2, None), (5, None), (8250, "tokens")]
+    # numastat -p names the process it measured: no ktransformers line
+    (rep,) = frameworks.parse_lines(["Per-node process memory usage (in MBs) for PID 2402316 (ktransformers)",
+                                     "Heap                      1120.50           22.47         1142.97"])
+    assert rep["framework"] == "unknown"

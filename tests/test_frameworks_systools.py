@@ -203,3 +203,28 @@ def test_a_builds_cmake_progress_and_gits_clone_counts():
     assert rep["framework"] == "unknown"
     assert figures(["[ 14%] Building CUDA object ggml/src/ggml-cuda/fattn-mma-instance-ncols1_1-ncols2_8.cu.o",
                     "[100%] Built target llama-server"]) == [("build progress", 14, "%"), ("build progress", 100, "%")]
+
+
+def test_perf_stat_counters_what_perf_derives_and_the_share_counted():
+    # crabml issue (2024-03; held-out round 156): perf stat over llama's main on a hybrid CPU
+    got = figures(["         96,107.79 msec task-clock                       #   15.209 CPUs utilized",
+                   "             1,963      context-switches                 #   20.425 /sec",
+                   "   140,636,195,017      cpu_atom/instructions/           #    0.80  insn per cycle              (60.60%)",
+                   "        54,878,243      cpu_atom/branch-misses/          #    0.36% of all branches             (60.84%)"])
+    assert got == [("task-clock", 96107.79, "ms"), ("task-clock CPUs utilized", 15.209, None),
+                   ("context-switches", 1963, None), ("context-switches rate", 20.425, "/s"),
+                   ("cpu_atom/instructions/", 140636195017, None), ("cpu_atom/instructions/ insn per cycle", 0.8, None),
+                   ("cpu_atom/instructions/ counted share", 60.6, "%"), ("cpu_atom/branch-misses/", 54878243, None),
+                   ("cpu_atom/branch-misses/ of all branches", 0.36, "%"), ("cpu_atom/branch-misses/ counted share", 60.84, "%")]
+
+
+def test_nccl_rows_after_sruns_rank_label_their_wrong_counts_and_a_go_benchmark_named_threaded():
+    # rccl-tests under srun --label on MI250X (held-out round 156): " 0: " before the row
+    got = figures([" 0:        65536           512     float    none      -1    107.5    0.61    0.59      0    105.6    0.62    0.60      0"])
+    assert ("65536 B out-of-place busbw", 0.59, "GB/s") in got and ("65536 B in-place wrong", 0, None) in got
+    # nccl-tests with a wrong count that ends the row in another digit than 0
+    got = figures(["      524288        131072     float     sum      -1    663.1    0.79    0.79  237858    569.4    0.92    0.92  238038"])
+    assert ("524288 B out-of-place wrong", 237858, None) in got and ("524288 B in-place time", 569.4, "us") in got
+    # onnxruntime-go's benchmark (held-out round 156): "Threaded" in a benchmark's name counts no threads
+    assert figures(["BenchmarkOpMultiThreaded-6             1        4540012800 ns/op"]) == [
+        ("BenchmarkOpMultiThreaded-6 iterations", 1, None), ("BenchmarkOpMultiThreaded-6", 4540012800, "ns/op")]

@@ -181,7 +181,7 @@ ROUTES = {
 # parser covers: a log no family claims is labelled with the first of these it prints, else "unknown"; a family
 # that claims the log keeps its own name. (regex, name); the regexes are searched on raw lines until one is found.
 SELF_NAMES = (
-    (r"(?<![\w-])ktransformers\b", "ktransformers"),
+    (r"(?<![\w(-])ktransformers\b", "ktransformers"),  # ("PID 2402316 (ktransformers)": numastat names the process)
     (r"text_embeddings_(?:router|backend|core)|text-embeddings-(?:router|inference)", "text-embeddings-inference"),
     (r"\bmistralrs(?:_core|_server|_server_core|_quant|_bench)?::|\bmistralrs-server\b|\bmistral\.rs\b", "mistral.rs"),
     (r"\bcandle_vllm(?:::|:)|\bcandle-vllm\b", "candle-vllm"),

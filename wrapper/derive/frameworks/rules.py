@@ -79,7 +79,8 @@ def named(line: str, word: str) -> bool:
     triton-inference-server/perf_analyzer)" is a link to a project, no line of its output) nor in a table's row
     ("| OpenVINO CPU | Llama-3.1-8B Q4_K_M | 3.89 |": one engine among others, compared), nor as a package in
     pip's listing ("vllm                              0.8.0", "vllm==0.8.0": installed, not running), nor quoted as a
-    value ('nv_inference_count{model="tensorrt_llm"}': Triton serving a model of that name)."""
+    value ('nv_inference_count{model="tensorrt_llm"}': Triton serving a model of that name), nor as a process's name
+    after its id (numastat's "for PID 2402316 (ktransformers)")."""
     if line.lstrip()[:1] == "|" or _PACKAGE_ROW.fullmatch(line) is not None:
         return False
     if "  " in line and column_name(line, word):
@@ -87,7 +88,9 @@ def named(line: str, word: str) -> bool:
     at = line.find(word)
     while at >= 0:
         start = max(line.rfind(" ", 0, at), line.rfind("(", 0, at), line.rfind("\t", 0, at)) + 1
-        if "://" not in line[start:at] and line[at - 1:at] not in ("\"", "'"):
+        process = line[at - 1:at] == "(" and line[at + len(word):at + len(word) + 1] == ")" \
+            and line[:at - 1].rstrip()[-1:].isdigit()  # "PID 2402316 (ktransformers)": a tool naming a process
+        if "://" not in line[start:at] and line[at - 1:at] not in ("\"", "'") and not process:
             return True
         at = line.find(word, at + 1)
     return False

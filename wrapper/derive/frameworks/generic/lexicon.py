@@ -45,6 +45,9 @@ _RATE_UNITS = {"/min": "/min",  # "rate= 24.3/min": a load generator's requests 
                # time per item, as tqdm's unit_scale prints it ("8.27s/sample", "14.18s/prompt")
                "s/sample": "s/sample", "s/prompt": "s/prompt", "s/image": "s/image", "s/step": "s/step",
                "s/request": "s/request", "s/batch": "s/batch", "s/query": "s/query",
+               # (or in ms, µs: "avg: 10.11ms/step", a diffusion model's denoising step)
+               **{f"{p}s/{item}": f"{p}s/{item}" for p in ("m", "u") for item in ("sample", "prompt", "image", "step",
+                                                                                   "request", "batch", "query")},
                "tokens/min": "tokens/min", "requests/min": "req/min", "req/min": "req/min", "tokens/secs": "tokens/s",
                "token/secs": "tokens/s", "token/min": "tokens/min", "tok/min": "tokens/min", "toks/min": "tokens/min",
                "reqs/s": "req/s", "tokens/\u79d2": "tokens/s", "\u8bf7\u6c42/\u79d2": "req/s", "token/\u79d2": "tokens/s", "req/s/replica": "req/s", "reqs/s/replica": "req/s", "req/s/user": "req/s",
@@ -98,9 +101,9 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "attempts": "attempts", "retries": "retries"}  # ollama's "18 token(s)"; vLLM's "Running: 1 reqs"
 
 
-_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
+_UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|[mu\u00b5]?s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|millis|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|SECONDS?|SECS?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]b(?:its?)?/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -153,7 +156,7 @@ LIST_ITEMS = 128
 _MEASURED_N = r"decoded|gen|(?:p )?eval|sample|accept|prompt tokens|past|(?:cache|system) tokens|prompt tokens processed|saved|written|read|restored|accepted|drafted|(?:idle|processing) slots"
 
 
-_NOISE = LazyPattern(r"thread|\btid\b|seed|sampler[ _]?order|\bpid\b|(?<!\bmat )\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
+_NOISE = LazyPattern(r"thread|\btid\b|seed|sampler[ _]?order|@entry\b|\bpid\b|(?<!\bmat )\bids?\b|_id\b|\bport\b|addr|address|version|\bdate\b|year|month|"
                     r"\bday\b|hour\b|\bbuild\b(?! (?:complete|completed|times?|took|done|finished|phase|progress)\b)|commit(?!ted)|(?<!ggml[ _])ctx|context[ _-]?(?:len|length|window|shift|size)\b|\bn_(?!tokens(?:\b|_second)|(?:" + _MEASURED_N.replace(" ", "_") + r")\b)|"
                     r"(?<![a-z])line\b|"
                     r"temperature|(?<!same[ _])(?<![a-z])top_?[kp]|penalty|\bpos\b|^percent$|\bpercent(?!ile|age|[\s_]+of(?![a-z])|$)|^n\b(?! (?:tokens|" + _MEASURED_N + r")$)|budget|"

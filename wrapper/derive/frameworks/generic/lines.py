@@ -90,8 +90,8 @@ _BEFORE = (
     ("pair", LazyPattern(r"\s*:\s*([\"'])(?P<label>[\w ./-]*[A-Za-z][\w./-]*)\1")),
     ("took", LazyPattern(r"\s+(?:koot|ni|retfa|ta|KOOT|NI|RETFA|TA)\s+(?P<label>[\w -]*[^\W\d_])(?![\w.])")),
     # "10% percentile …", 'before.total="16.0 GiB"' (a dotted key: ollama's memory fields), "mean lat.: 3225.443ms"
-    # (an abbreviation's full stop)
-    ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]\.?|\s*\u2248)\s*(?P<label>[\w /#%-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
+    # (an abbreviation's full stop), "Recall@1: 75.00%" (a metric at k)
+    ("pair", LazyPattern(r"(?:[~\u2248#]?\"?\s*[:=]\.?|\s*\u2248)\s*(?P<label>[\w /#%@-]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*(?:[^\W\d_]|%\d{1,3}|(?:[A-Z]|ts|dn|dr|ht)\d{1,4}))(?![\w.])")),
     # "PREFILL ~66 tok/s": about so many; "torch.matmul 1.003 ms": a dotted name
     ("spaced", LazyPattern(r"~?\s+(?P<label>[\w -]*(?:(?<=\w)\.[A-Za-z_][\w-]*)*[^\W\d_])(?![\w.])")),
 )
@@ -170,8 +170,9 @@ _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + 
 # (or "YOLOv8n summary (fused): 168 layers, 3,151,904 parameters, 0 gradients, 8.7 GFLOPs": an item with a unit is
 # read as any figure is)
 _COUNTED_ITEM = LazyPattern(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ([A-Za-z]{2,16})\b")
-_COUNTED_RECORD = LazyPattern(r"(?P<label>[A-Za-z][\w./ ()-]{0,60}?):\s*(?P<items>(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16}"
-                              r"(?:, (?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16})+)(?:, [^\d].*)?\s*")
+_COUNTED_RECORD = LazyPattern(r"(?P<label>[^:,]{0,80}?\S)(?::\s*|, )(?P<items>(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16}"
+                              r"(?:, (?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16})+)(?:, [^\d].*|\.)?\s*")  # (or after
+# a comma, ending its line: RAGFlow's "Entities extraction of chunk 17 620/641 done, 2 nodes, 5 edges, 8250 tokens.")
 _RECORD_HEAD = LazyPattern(r"(?:[^\]]{0,80}\]\s+)?(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")  # (after a glog prefix:
 # "I1128 09:42:12.221588 229060 transfer_engine_bench.cpp:296] Test completed: duration 10.01, …", Mooncake's)
 _RECORD_ITEM = LazyPattern(r"(?P<label>[A-Za-z][\w /.-]{0,40}?[A-Za-z])\s+(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
@@ -583,10 +584,11 @@ def _in_brackets(s: str, m: re.Match) -> Optional[tuple]:
 
 
 # nccl-tests' (and rccl-tests') row under "size count type redop root | time algbw busbw #wrong" twice (out of place,
-# in place; us, GB/s): "1073741824  268435456  float  sum  -1   9306.7  115.37  115.37  0   9291.5  115.56  115.56  0"
-_NCCL_ROW = LazyPattern(r"(?P<size>\d+)\s+\d+\s+[a-z][a-z0-9_]*\s+(?:sum|prod|max|min|avg|none|mulsum|premulsum)\s+"
-                        r"(?:-?\d+\s+)?(?P<t1>\d+(?:\.\d+)?)\s+(?P<a1>\d+(?:\.\d+)?)\s+(?P<b1>\d+(?:\.\d+)?)\s+(?:\d+|N/A)"
-                        r"\s+(?P<t2>\d+(?:\.\d+)?)\s+(?P<a2>\d+(?:\.\d+)?)\s+(?P<b2>\d+(?:\.\d+)?)\s+(?:\d+|N/A)")
+# in place; us, GB/s): "1073741824  268435456  float  sum  -1   9306.7  115.37  115.37  0   9291.5  115.56  115.56  0",
+# maybe after srun's rank label (" 0:        65536  …", srun --label)
+_NCCL_ROW = LazyPattern(r"(?:\d{1,5}:\s+)?(?P<size>\d+)\s+\d+\s+[a-z][a-z0-9_]*\s+(?:sum|prod|max|min|avg|none|mulsum|premulsum)\s+"
+                        r"(?:-?\d+\s+)?(?P<t1>\d+(?:\.\d+)?)\s+(?P<a1>\d+(?:\.\d+)?)\s+(?P<b1>\d+(?:\.\d+)?)\s+(?P<w1>\d+|N/A)"
+                        r"\s+(?P<t2>\d+(?:\.\d+)?)\s+(?P<a2>\d+(?:\.\d+)?)\s+(?P<b2>\d+(?:\.\d+)?)\s+(?P<w2>\d+|N/A)")
 
 
 # llama-perplexity's and llama-imatrix's running perplexity after each chunk: "[1]3.3282,[2]5.5064,[3]5.7696,"
@@ -759,7 +761,8 @@ class LineShapes:
             self._add(f"{label} count", op["count"], "calls", line, routed)
             self._add(f"{label} time", op["num"], op["unit"], line, routed)
             return True
-        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] in "%0A")) \
+        if (" of size " in s or "[MemUsageChange]" in s or s[0].isdigit() and ("/" in s or "s call " in s or s[-1] in "%0A"
+                                                                     or "  -1  " in s)) \
                 and self._tool_line(s, line, routed):
             return True
         if s.endswith(")") and self._unit_at_end(s, line, routed):
@@ -836,6 +839,8 @@ class LineShapes:
                 for place, n in (("out-of-place", "1"), ("in-place", "2")):
                     for column, unit in (("time", "us"), ("algbw", "GB/s"), ("busbw", "GB/s")):
                         self._add(f"{row['size']} B {place} {column}", row[column[0] + n], unit, line, routed)
+                    if row["w" + n] != "N/A":  # results found wrong by the check ("-c 1"): a count, most often 0
+                        self._add(f"{row['size']} B {place} wrong", row["w" + n], None, line, routed, bare=True)
                 return True
             if (test := _PYTEST_DURATION.fullmatch(s)) is not None:  # "203.98s call     tests/x.py::T::test_a"
                 name = test["test"].rpartition("::")[2] or test["test"]
@@ -1140,12 +1145,14 @@ class LineShapes:
         if counted is None:
             return
         items = [m for m in _COUNTED_ITEM.finditer(counted["items"])
-                 if _unit_kind(m[2], "")[1] is None and m[2][-1] == "s" and "." not in m[1]]
+                 if _unit_kind(m[2], "")[1] in (None, "count") and m[2][-1] == "s" and "." not in m[1]]
         if len(items) < 2:
             return
         start = counted.start("items")
         for m in items:
-            self._add(_label(f"{counted['label']} {m[2]}"), m[1].replace(",", ""), None, line, routed, bare=True)
+            unit = m[2] if _unit_kind(m[2], "")[1] == "count" else None  # "8250 tokens": counted in a unit
+            self._add(_label(f"{counted['label']} {m[2]}"), m[1].replace(",", ""), unit, line, routed, bare=True,
+                      noise_label=m[2])  # (the thing counted says whether it is noise, not the words before)
             taken.append((start + m.start(), start + m.end()))
 
     def _step_bar(self, bar: re.Match, line: str, routed: bool) -> None:

@@ -174,6 +174,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=[A-Za-z_]:)[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]+[A-Za-z_]\w*:[0-9]"  # glued pairs: "recon_loss:0.03 val_loss:0.04"
                   r"|(?<=\w:)[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s\b"  # counts of things: "x: 0 blobs, 0 hashes"
                   r"|(?<=[a-z]:)[ \t]+[0-9]+, done\.|(?<=Total [0-9])[0-9]* \(delta [0-9]"  # git's "Enumerating objects: 81513, done."
+                  r"|(?<=[0-9])[ \t]+[A-Za-z_][\w/.:,=-]*[ \t]+#[ \t]+[0-9]"  # perf stat's "1,963  context-switches  #  20.425 /sec"
                   r"|(?<=[0-9]{4})[ \t]?B(?![A-Za-z])"  # bytes, counted: "free: 72392160 B" ("7B" sizes a model)
                   r"|(?<=[0-9]) [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)\b"  # "7168 new samples"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"

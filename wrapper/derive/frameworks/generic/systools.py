@@ -128,6 +128,15 @@ _PYTEST_ITEM = LazyPattern(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpasse
 _BINARY = {"K": "KiB", "M": "MiB", "G": "GiB", "T": "TiB", "P": "PiB", "E": "EiB"}
 
 
+# perf stat's counter: "   175,679,285,515      cpu_atom/cycles/    #    1.828 GHz    (51.47%)", "96,107.79 msec task-clock
+#   15.209 CPUs utilized", "1,963  context-switches  #  20.425 /sec": the count (a time in msec), the event, what perf
+# derives from it after "#", and the share of the run the counter was scheduled (multiplexed)
+_PERF_STAT = LazyPattern(r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s+(?:(?P<unit>msec|ns|us|Joules|MiB)\s+)?"
+                         r"(?P<event>[A-Za-z_][\w/.:,=-]*?)\s+#\s+(?P<derived>[\d.,]+)\s*(?P<what>%?[^(]*?)"
+                         r"\s*(?:\((?P<share>\d+(?:\.\d+)?)%\))?\s*")
+_PERF_DERIVED_UNITS = {"GHz": "GHz", "/sec": "/s", "K/sec": "K/s", "M/sec": "M/s", "G/sec": "G/s"}
+
+
 # cmake's (make's) progress: "[ 14%] Building CUDA object …/fattn-mma-….cu.o"
 _CMAKE_STEP = LazyPattern(r"\[\s*(?P<pct>\d{1,3})%\] (?:Building|Linking|Built|Generating|Scanning|Installing)\b.*")
 # git's clone: "remote: Counting objects: 100% (73/73), done.", "Receiving objects: 100% (81513/81513), 103.72 MiB |
@@ -168,6 +177,8 @@ class SystemToolShapes:
         if "Init timings" in s and (nccl := _NCCL_INIT.search(s)) is not None:
             return self._nccl_init(nccl, line, routed)
         if first.isdigit():
+            if "#" in s and (perf := _PERF_STAT.fullmatch(s)) is not None:
+                return self._perf_stat(perf, line, routed)
             if " allocation" in s and (julia := _JULIA_TIME.fullmatch(s)) is not None:
                 return self._julia_time(julia, line, routed)
             if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
@@ -218,6 +229,20 @@ class SystemToolShapes:
             return True
         return self._build_tool(s, line, routed)
 
+    def _perf_stat(self, perf, line: str, routed: bool) -> bool:
+        """A perf stat counter line (``_PERF_STAT``): the count, what perf derives from it, the share counted."""
+        event = perf["event"].rstrip(":")
+        unit = {"msec": "ms"}.get(perf["unit"], perf["unit"])
+        self._add(event, perf["num"].replace(",", ""), unit, line, routed, bare=unit is None, core=False)
+        what = perf["what"].strip()
+        derived_unit = "%" if what.startswith("%") else _PERF_DERIVED_UNITS.get(what)
+        label = f"{event} {what.lstrip('% ')}" if derived_unit in (None, "%") else f"{event} rate"
+        self._add(label.strip(), perf["derived"].replace(",", ""), derived_unit, line, routed, bare=derived_unit is None,
+                  core=False, noise_label=what.rsplit(" ", 1)[-1] or label)  # "CPUs utilized": a use, no count of CPUs
+        if perf["share"] is not None:  # "(51.47%)": perf multiplexed the counter, scaled from this share of the run
+            self._add(f"{event} counted share", perf["share"], "%", line, routed, core=False)
+        return True
+
     def _build_tool(self, s: str, line: str, routed: bool) -> bool:
         """A build's lines pasted beside a slow model: cmake's "[ 14%] Building …" (how far the build is), git's
         clone counts ("Receiving objects: 100% (81513/81513), 103.72 MiB | 19.13 MiB/s, done.", "Total …")."""
@@ -248,15 +273,15 @@ class SystemToolShapes:
     def _go_bench(self, bench, s: str, line: str, routed: bool) -> bool:
         """go test -bench's row: its iterations, then each "number unit" pair ("1234 ns/op", "128 B/op",
         "2 allocs/op", a benchmark's own "270.5 tokens/s")."""
-        name = bench["name"]
-        self._add(f"{name} iterations", bench["n"], None, line, routed, bare=True)
+        name = bench["name"]  # (a name, whatever its words: "BenchmarkOpMultiThreaded-6" counts no threads)
+        self._add(f"{name} iterations", bench["n"], None, line, routed, bare=True, noise_label="iterations")
         for num, unit in _GO_PAIR.findall(s, bench.end()):
             if unit == "B/op":  # memory allocated per operation
-                self._add(f"{name} bytes/op", num, "B", line, routed)
+                self._add(f"{name} bytes/op", num, "B", line, routed, noise_label="bytes/op")
             elif unit == "allocs/op":
-                self._add(f"{name} allocs/op", num, None, line, routed, bare=True)
+                self._add(f"{name} allocs/op", num, None, line, routed, bare=True, noise_label="allocs/op")
             else:
-                self._add(name, num, unit, line, routed)
+                self._add(name, num, unit, line, routed, noise_label="benchmark")
         return True
 
     def _httpstat(self, s: str, line: str, routed: bool) -> bool:

@@ -68,6 +68,9 @@ _COLUMN_GAP = LazyPattern(r"\s{2,}|\t")  # tab-separated tables too (a spreadshe
 
 MIN_SPACED_COLUMNS = 3
 
+# A fixed-width table's last column of text, blank in some rows (line_profiler's source line, a process's command)
+_TEXT_COLUMNS = frozenset(("Line Contents", "Command", "COMMAND", "Name", "NAME"))
+
 
 _BARE_DIGIT_CELL = LazyPattern(r"\|\s*[-+~]?\d")  # a cell that opens with a number: a row, no header
 
@@ -417,6 +420,8 @@ def _fixed_row_name(header: list, cells: list, values: list) -> tuple:
         unit = cells[at].strip()
         per = unit.endswith("/second") and unit != "cycle/second"
         return row, (_METRIC_UNITS.get(unit[:-len("/second")], unit) + "/s") if per else _METRIC_UNITS.get(unit, unit)
+    if not row and header[0] == "Line #" and cells[0].isdigit():
+        row = f"L{cells[0]}"  # line_profiler's row of a blank source line: "L42", its number ("line" is noise)
     rm = _bracket_unit(row)
     return (rm["label"], rm["unit"]) if rm is not None else (row, None)
 
@@ -467,11 +472,8 @@ class TableShapes:
         self._spaced = None
         if self._note_under_row(header, cells, line):
             return False
-        if header is not None and len(cells) < len(header) and "\t" not in s:
-            cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
-        if header is not None and len(cells) == len(header) + 1 and len(cells[-1]) <= 4 \
-                and _unit_kind(cells[-1], "")[1] is not None and cells[-2][-1:].isdigit():
-            cells = cells[:-2] + [f"{cells[-2]} {cells[-1]}"]  # "1.75        x": a last value's unit apart from it
+        if header is not None:
+            cells = self._fit_header(header, cells, s)
         if len(cells) == 2:  # "System<TAB>WER", "Faster-Whisper<TAB>3.097"; a pandas frame's "data_type   FP8"
             header = original = self._two_columns(cells, s, header)
         pair = len(cells) == 2 and ("\t" in s or header is not None and len(header) == 2)
@@ -519,6 +521,18 @@ class TableShapes:
         if not any(values) and all(len(c) <= MAX_HEADER_CELL_CHARS for c in cells):
             self._spaced_header(cells, s, line)  # a header: read as any line too (it holds no number)
         return False
+
+    def _fit_header(self, header: list, cells: list, s: str) -> list:
+        """A row's cells made as many as its open header's names where the paste or the printer merged or dropped
+        one: cut where the names start, a blank last text cell, a last value's unit apart from it."""
+        if len(cells) < len(header) and "\t" not in s:
+            cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
+            if len(cells) == len(header) - 1 and header[-1] in _TEXT_COLUMNS and all(map(_number_cell, cells)):
+                cells = cells + [""]  # line_profiler's row whose "Line Contents" is blank (its source's blank line)
+        if len(cells) == len(header) + 1 and len(cells[-1]) <= 4 and _unit_kind(cells[-1], "")[1] is not None \
+                and cells[-2][-1:].isdigit():
+            cells = cells[:-2] + [f"{cells[-2]} {cells[-1]}"]  # "1.75        x": a last value's unit apart from it
+        return cells
 
     def _headerless(self, cells: list, values: list, extras: list, line: str, routed: bool) -> bool:
         """A row under no header: one of a run of rows of its shape (``_headerless_run``), or a name and values with
@@ -703,6 +717,9 @@ class TableShapes:
         the header's names start when one of its cells ran into the next one space apart (``ollama ps``'s
         "42%/58% CPU/GPU 4 minutes from now" under "PROCESSOR       UNTIL")."""
         header = self._header_above(len(cells), named=values[0] is None, row=s)
+        if header is not None and len(cells) == len(header) - 1 and header[-1] in _TEXT_COLUMNS \
+                and all(map(_number_cell, cells)):
+            return header, cells + [""], values + [None], extras + [_PLAIN]  # its last cell, text, blank
         if header is not None and len(cells) < len(header):
             cut = self._at_header_columns(s) if "\t" not in s else None
             if cut is None or len(cut) != len(header):
