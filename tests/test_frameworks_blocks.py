@@ -137,7 +137,8 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
               "\u663e\u5b58\u5360\u7528\uff1a14881MiB", "CPU +0, GPU 10184 (MiB)", "MemoryUsed.Megabytes:4818.03|#Level:Host", "x.Percent:0.0|#a",
               "recon_loss:0.03 val_loss:0.04 max memory 6822.4", "kernels/gfx906: 0 blobs, 0 hashes",
               "remote: Enumerating objects: 81513, done.", "remote: Total 81513 (delta 48), reused 41 (delta 41)",
-              "Scores: ['0.803', '0.793']", "             1,963      context-switches                 #   20.425 /sec"]
+              "Scores: ['0.803', '0.793']", "             1,963      context-switches                 #   20.425 /sec",
+              "Energy consumed: 3364.62 Joules", "==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)"]
     read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
     assert len(read) > 1000
     data = [line.encode("utf-8", "surrogateescape") for line in read]

@@ -2757,3 +2757,18 @@ def test_counts_of_things_ending_a_line_after_a_comma_and_a_process_named_by_ano
     (rep,) = frameworks.parse_lines(["Per-node process memory usage (in MBs) for PID 2402316 (ktransformers)",
                                      "Heap                      1120.50           22.47         1142.97"])
     assert rep["framework"] == "unknown"
+
+
+def test_a_labels_statistics_each_a_number_and_its_name_and_a_benchmarks_name_is_no_setting():
+    # Ray Data's Dataset.stats() (held-out round 157): units glued to each number, or in the label's brackets
+    assert figs(["* Remote wall time: 92.49ms min, 2.92s max, 1.22s mean, 243.21s total"]) == [
+        ("Remote wall time min", 92.49, "ms"), ("Remote wall time max", 2.92, "s"),
+        ("Remote wall time mean", 1.22, "s"), ("Remote wall time total", 243.21, "s")]
+    assert figs(["* Peak heap memory usage (MiB): 407.04 min, 683.52 max, 527 mean"])[1] == (
+        "Peak heap memory usage max", 683.52, "MiB")
+    assert figs(["* Tasks per node: 14 min, 25 max, 20 mean; 10 nodes used"])[:3] == [
+        ("Tasks per node min", 14, None), ("Tasks per node max", 25, None), ("Tasks per node mean", 20, None)]
+    # criterion (held-out round 157): "… with varying seeds" names the benchmark, sets no seed
+    assert figs(["transfer/Run multiple transfers with varying seeds",
+                 "                        time:   [213.61 ms 224.95 ms 235.29 ms]"])[0] == (
+        "multiple transfers with varying seeds time", 224.95, "ms")

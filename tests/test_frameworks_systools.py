@@ -228,3 +228,28 @@ def test_nccl_rows_after_sruns_rank_label_their_wrong_counts_and_a_go_benchmark_
     # onnxruntime-go's benchmark (held-out round 156): "Threaded" in a benchmark's name counts no threads
     assert figures(["BenchmarkOpMultiThreaded-6             1        4540012800 ns/op"]) == [
         ("BenchmarkOpMultiThreaded-6 iterations", 1, None), ("BenchmarkOpMultiThreaded-6", 4540012800, "ns/op")]
+
+
+def test_iperf3_tcp_columns_cachegrinds_summary_and_criterions_outliers():
+    # iperf3 over a 10GbE adapter (held-out round 157): TCP's retransmits and congestion window after the bitrate
+    got = figures(["[  5]   0.00-1.00   sec   719 MBytes  6.03 Gbits/sec    0   1.75 MBytes       "])
+    assert got == [("transfer (0.00-1.00 s)", 719, "MiB"), ("bitrate (0.00-1.00 s)", 6.03, "Gbit/s"),
+                   ("retransmits (0.00-1.00 s)", 0, None), ("congestion window (0.00-1.00 s)", 1.75, "MiB")]
+    # valgrind --tool=cachegrind (held-out round 157): reads and writes in brackets
+    assert figures(["==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)", "==2919== D1  miss rate:     20.1% ( 19.9%     +   21.3%  )"])[:3] == [
+        ("D refs", 66429, None), ("D refs rd", 54246, None), ("D refs wr", 12183, None)]
+    # Rust criterion's outliers
+    assert figures(["Found 5 outliers among 100 measurements (5.00%)", "  5 (5.00%) low mild"]) == [
+        ("outliers", 5, None), ("measurements", 100, None), ("outliers share", 5, "%"),
+        ("low mild outliers", 5, None), ("low mild outliers share", 5, "%")]
+
+
+def test_sacct_sizes_and_cpu_time_by_their_columns_and_likwids_joules():
+    # sacct (held-out round 157): "6040K" under MaxRSS is KiB, "00:00.004" under TotalCPU a duration
+    got = figures(["JobID           JobName  AllocCPUS     MaxRSS  MaxVMSize   TotalCPU      State ",
+                   "------------ ---------- ---------- ---------- ---------- ---------- ---------- ",
+                   "19.0              sleep          2      6040K          0  00:00.004  COMPLETED "])
+    assert ("sleep COMPLETED MaxRSS", 6040, "KiB") in got and ("sleep COMPLETED TotalCPU", 0.004, "s") in got
+    # likwid-powermeter (held-out round 157): energy in Joules, power in Watt, spelled out
+    assert figures(["Energy consumed: 3364.62 Joules", "Power consumed: 33.5996 Watt"]) == [
+        ("Energy consumed", 3364.62, "J"), ("Power consumed", 33.5996, "W")]

@@ -60,11 +60,11 @@ _PER_SECOND = LazyPattern(r"/sec(?:ond)?\b")
 _PER_ITEM = LazyPattern(r"\b(milliseconds|seconds|ms|s)/[a-z_]+$", re.I)  # a label naming its unit: "milliseconds/request"
 
 
-_POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW"}
+_POWER_UNITS = {"W": "W", "mW": "mW", "kW": "kW", "Watt": "W", "Watts": "W", "watt": "W", "watts": "W"}
 
 
 # Energy, and energy per token ("183155.23 J (0.050876 kWh)", "0.3500 J/token", "349.97 J/1K tokens")
-_ENERGY_UNITS = {"J": "J", "mJ": "mJ", "kJ": "kJ", "Wh": "Wh", "kWh": "kWh", "J/token": "J/token", "J/tok": "J/token",
+_ENERGY_UNITS = {"J": "J", "Joules": "J", "joules": "J", "mJ": "mJ", "kJ": "kJ", "Wh": "Wh", "kWh": "kWh", "J/token": "J/token", "J/tok": "J/token",
                  "mJ/token": "mJ/token", "mJ/tok": "mJ/token", "J/1K tokens": "J/1K tokens", "J/1k tokens": "J/1K tokens"}
 
 
@@ -103,7 +103,7 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|[mu\u00b5]?s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|millis|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|SECONDS?|SECS?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]b(?:its?)?/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|k?Wh|[mk]?W|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]b(?:its?)?/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|[Jj]oules|k?Wh|[mk]?W|[Ww]atts?|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -383,7 +383,7 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if low.endswith("/s"):  # "1466.57 GB/s": a bandwidth; "embeddings/sec: 0.74" (the unit as the label)
         return (unit if unit.endswith("/s") else low), "rate"  # "1.02 samples/second": samples/s
     if unit.strip() in _POWER_UNITS:  # "Power in streaming mode (average) = 3.19395 W"
-        return unit.strip(), "power"
+        return _POWER_UNITS[unit.strip()], "power"
     if unit in CURRENCIES.values():  # "$0.0124" in a table's cell, "0.12 USD", "₹0.6943": what a run cost
         return unit, "cost"
     if unit.strip() in _ENERGY_UNITS:  # "Total energy: 183155.23 J (0.050876 kWh)", "Energy per token: 0.35 J/token"

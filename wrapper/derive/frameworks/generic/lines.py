@@ -9,7 +9,7 @@ from ..units import clock_s, go_duration_ms, spoken_duration_ms
 from .lexicon import (
     LIST_ITEMS, MAGNITUDES, MAX_LABEL_WORDS, _QUALITY, _ARROW_SIGN, _CELL_VALUE, _COUNT_UNITS, _NUM, _NUM_OR_BARE_FRACTION, _PLUS_MINUS, _SOURCE_FILE, _STAT_COLUMN, _UNIT,
     _UNIT_OR_MAGNITUDE,
-    _UNIT_WORD, _joined_label, _key_unit, _label, _named_unit, _path_tail, _statistic, _unit_kind, _words)
+    _UNIT_WORD, _bracket_unit, _joined_label, _key_unit, _label, _named_unit, _path_tail, _statistic, _unit_kind, _words)
 
 
 # A bracket that remarks on a figure, left out of its label: "Average milliseconds/request (includes waiting time
@@ -169,9 +169,10 @@ _SLASH_VALUES = LazyPattern(_NUM + r"(?:\s*/\s*" + _NUM + r")+\s*(?:" + _UNIT + 
 # A label, then counts of things, each a whole number and a plural: "kernels/gfx906: 0 blobs, 0 hashes"
 # (or "YOLOv8n summary (fused): 168 layers, 3,151,904 parameters, 0 gradients, 8.7 GFLOPs": an item with a unit is
 # read as any figure is)
-_COUNTED_ITEM = LazyPattern(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) ([A-Za-z]{2,16})\b")
-_COUNTED_RECORD = LazyPattern(r"(?P<label>[^:,]{0,80}?\S)(?::\s*|, )(?P<items>(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16}"
-                              r"(?:, (?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?) [A-Za-z]{2,16})+)(?:, [^\d].*|\.)?\s*")  # (or after
+_COUNTED_ITEM = LazyPattern(r"(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<unit>[A-Za-z\u00b5]{1,3})? (?P<word>[A-Za-z]{2,16})\b")
+_COUNTED_RECORD = LazyPattern(r"(?P<label>[^:,]{0,80}?\S)(?::\s*|, )(?P<items>(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:[A-Za-z\u00b5]{1,3})? "
+                              r"[A-Za-z]{2,16}(?:, (?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:[A-Za-z\u00b5]{1,3})? [A-Za-z]{2,16})+)"
+                              r"(?:[,;] .*|\.)?\s*")  # (or after
 # a comma, ending its line: RAGFlow's "Entities extraction of chunk 17 620/641 done, 2 nodes, 5 edges, 8250 tokens.")
 _RECORD_HEAD = LazyPattern(r"(?:[^\]]{0,80}\]\s+)?(?P<head>[A-Za-z][\w ]{0,30}?\d*):\s+")  # (after a glog prefix:
 # "I1128 09:42:12.221588 229060 transfer_engine_bench.cpp:296] Test completed: duration 10.01, …", Mooncake's)
@@ -1144,16 +1145,36 @@ class LineShapes:
         counted = _COUNTED_RECORD.fullmatch(s)
         if counted is None:
             return
-        items = [m for m in _COUNTED_ITEM.finditer(counted["items"])
-                 if _unit_kind(m[2], "")[1] in (None, "count") and m[2][-1] == "s" and "." not in m[1]]
+        if self._stat_record(counted, line, routed, taken):
+            return
+        items = [m for m in _COUNTED_ITEM.finditer(counted["items"]) if m["unit"] is None
+                 and _unit_kind(m["word"], "")[1] in (None, "count") and m["word"][-1] == "s" and "." not in m["num"]]
         if len(items) < 2:
             return
         start = counted.start("items")
         for m in items:
-            unit = m[2] if _unit_kind(m[2], "")[1] == "count" else None  # "8250 tokens": counted in a unit
-            self._add(_label(f"{counted['label']} {m[2]}"), m[1].replace(",", ""), unit, line, routed, bare=True,
-                      noise_label=m[2])  # (the thing counted says whether it is noise, not the words before)
+            unit = m["word"] if _unit_kind(m["word"], "")[1] == "count" else None  # "8250 tokens": counted in a unit
+            self._add(_label(f"{counted['label']} {m['word']}"), m["num"].replace(",", ""), unit, line, routed, bare=True,
+                      noise_label=m["word"])  # (the thing counted says whether it is noise, not the words before)
             taken.append((start + m.start(), start + m.end()))
+
+    def _stat_record(self, counted: re.Match, line: str, routed: bool, taken: list) -> bool:
+        """A label's statistics, each a number and the statistic's name ("Peak heap memory usage (MiB): 407.04 min,
+        683.52 max, 527 mean", Ray Data's stats): labelled by the statistic, the unit from the label's brackets; read
+        when every item names a statistic and one is no "min" (a minute's abbreviation alone); True: read."""
+        items = list(_COUNTED_ITEM.finditer(counted["items"]))
+        if not all(_STAT_COLUMN.fullmatch(m["word"]) or m["word"] == "total" for m in items) \
+                or all(m["word"] == "min" for m in items):
+            return False
+        label, unit = counted["label"].lstrip("*\u2022- "), None  # (a bullet before it: Ray Data's "* UDF time: …")
+        if (bm := _bracket_unit(label)) is not None and _unit_kind(bm["unit"], "")[1] is not None:
+            label, unit = bm["label"], bm["unit"]
+        start = counted.start("items")
+        for m in items:  # a unit glued to each number ("92.49ms min, 2.92s max") or the label's
+            self._add(_label(f"{label} {m['word']}"), m["num"].replace(",", ""), m["unit"] or unit, line, routed,
+                      bare=(m["unit"] or unit) is None, core=False, noise_label=label)  # ("max" is the statistic here)
+            taken.append((start + m.start(), start + m.end()))
+        return True
 
     def _step_bar(self, bar: re.Match, line: str, routed: bool) -> None:
         """stable-diffusion.cpp's step bar (``_STEP_BAR``): its rate, steps done and (while going) of how many."""
@@ -1404,7 +1425,7 @@ class LineShapes:
         for m in _NUMBER_LIST.finditer(s):
             head = _label(m["label"])
             for i, item in enumerate(m["items"].split(",")[:LIST_ITEMS]):
-                self._add(f"{head} [{i + 1}]", item.strip(" '\""), _key_unit(m["label"].strip().replace(" ", "_")),
+                self._add(f"{head} [{i + 1}]", item.strip(" '\""), _key_unit(m["label"].strip().replace(" ", "_").removesuffix("_list")),
                           line, routed, bare=True)
             taken.append(m.span())
         if "=[" in s and not taken:
@@ -1439,7 +1460,8 @@ class LineShapes:
             name = "" if "[" in name or ":" in name else name
         label = _label(f"{name} {m['what']}".strip())
         for suffix, num, unit in (("", m["est"], m["u2"]), (" low", m["lo"], m["u1"]), (" high", m["hi"], m["u3"])):
-            self._add(label + suffix, num, unit, line, routed, core=not suffix)
+            # (the benchmark's name is a name: "… with varying seeds" sets no seed)
+            self._add(label + suffix, num, unit, line, routed, core=not suffix, noise_label=m["what"])
 
     def _shell_time(self, s: str, line: str, routed: bool, taken: list) -> None:
         m = _SHELL_TIME.search(s)

@@ -164,7 +164,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|SEC(?:OND)?S?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|SEC(?:OND)?S?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|[Jj]oules|[Ww]atts?|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -175,6 +175,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\w:)[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s\b"  # counts of things: "x: 0 blobs, 0 hashes"
                   r"|(?<=[a-z]:)[ \t]+[0-9]+, done\.|(?<=Total [0-9])[0-9]* \(delta [0-9]"  # git's "Enumerating objects: 81513, done."
                   r"|(?<=[0-9])[ \t]+[A-Za-z_][\w/.:,=-]*[ \t]+#[ \t]+[0-9]"  # perf stat's "1,963  context-switches  #  20.425 /sec"
+                  r"|(?<=[0-9]) rd[ \t]+\+[ \t]+[0-9]"  # cachegrind's "66,429  (54,246 rd   + 12,183 wr)"
                   r"|(?<=[0-9]{4})[ \t]?B(?![A-Za-z])"  # bytes, counted: "free: 72392160 B" ("7B" sizes a model)
                   r"|(?<=[0-9]) [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)\b"  # "7168 new samples"
                   r"|(?<=\w:)[ \t]*[-+]?[0-9][0-9.]*[ \t]+#"  # a YAML value and its comment: "t_load_us: 432872591  # total …"

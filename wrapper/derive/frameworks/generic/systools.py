@@ -103,7 +103,8 @@ MLC_LINES_BACK = 6  # from a matrix row up to its "Measuring …" line
 # iperf3's interval row: "[  5]   0.00-1.00   sec  1.32 GBytes  11.3 Gbits/sec  [retr] [sender|receiver]" (its
 # bytes binary multiples, its bits decimal ones)
 _IPERF = LazyPattern(r"\[\s*(?:\d+|SUM)\]\s+(?P<a>\d+\.\d+)-(?P<b>\d+\.\d+)\s+sec\s+(?P<tr>\d+(?:\.\d+)?) (?P<tu>[KMGT]?)Bytes"
-                     r"\s+(?P<br>\d+(?:\.\d+)?) (?P<bu>[KMGT]?)bits/sec(?:\s+\d+)?(?:\s+(?P<who>sender|receiver))?\s*")
+                     r"\s+(?P<br>\d+(?:\.\d+)?) (?P<bu>[KMGT]?)bits/sec(?:\s+(?P<retr>\d+))?(?:\s+(?P<cwnd>\d+(?:\.\d+)?) "
+                     r"(?P<cu>[KMGT]?)Bytes)?(?:\s+(?P<who>sender|receiver))?\s*")  # (TCP: retransmits, congestion window)
 
 # MLPerf loadgen's summary, its early-stopping bullets (latencies in ns, as all loadgen's): "* Processed at least 64
 # queries (56356).", "* Early stopping 90th percentile estimate: 19666047" ("* Would discard 5469 highest latency
@@ -135,6 +136,16 @@ _PERF_STAT = LazyPattern(r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s
                          r"(?P<event>[A-Za-z_][\w/.:,=-]*?)\s+#\s+(?P<derived>[\d.,]+)\s*(?P<what>%?[^(]*?)"
                          r"\s*(?:\((?P<share>\d+(?:\.\d+)?)%\))?\s*")
 _PERF_DERIVED_UNITS = {"GHz": "GHz", "/sec": "/s", "K/sec": "K/s", "M/sec": "M/s", "G/sec": "G/s"}
+
+
+# Valgrind cachegrind's summary: "==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)", "… I1  miss rate:  0.52%"
+_CACHEGRIND = LazyPattern(r"==\d+== (?P<label>[A-Za-z][A-Za-z0-9]{0,4} +(?:refs|misses|miss rate)):\s+(?P<num>[\d,.]+%?)"
+                          r"(?:\s+\(\s*(?P<rd>[\d,.]+%?) rd\s+\+\s+(?P<wr>[\d,.]+%?) wr\))?\s*")
+
+
+# Rust criterion's outliers: "Found 5 outliers among 100 measurements (5.00%)", then "5 (5.00%) low mild" by kind
+_CRITERION_OUTLIERS = LazyPattern(r"Found (?P<n>\d+) outliers among (?P<of>\d+) measurements \((?P<pct>\d+(?:\.\d+)?)%\)")
+_CRITERION_OUTLIER_KIND = LazyPattern(r"(?P<n>\d+) \((?P<pct>\d+(?:\.\d+)?)%\) (?P<kind>(?:low|high) (?:mild|severe))")
 
 
 # cmake's (make's) progress: "[ 14%] Building CUDA object …/fattn-mma-….cu.o"
@@ -177,16 +188,7 @@ class SystemToolShapes:
         if "Init timings" in s and (nccl := _NCCL_INIT.search(s)) is not None:
             return self._nccl_init(nccl, line, routed)
         if first.isdigit():
-            if "#" in s and (perf := _PERF_STAT.fullmatch(s)) is not None:
-                return self._perf_stat(perf, line, routed)
-            if " allocation" in s and (julia := _JULIA_TIME.fullmatch(s)) is not None:
-                return self._julia_time(julia, line, routed)
-            if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
-                    and self.line_before is not None and self._mlc(row, line, routed):
-                return True
-            return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
-                or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
-                or s.count(":") >= 4 and self._curl(s, line, routed)
+            return self._numbered_line(s, line, routed)
         if first in "-dl\u2501" and self._ls_or_pip(s, line, routed):
             return True
         if first.isalpha() and ":" in s and s.count(" ") > 9 and (row := _PS_ROW.fullmatch(s)) is not None:
@@ -203,10 +205,7 @@ class SystemToolShapes:
         if first == "[" and s[-1] == "]" and "ms" in s and "|" in s and self._httpstat(s, line, routed):
             return True
         if first == "[" and "bits/sec" in s and (row := _IPERF.fullmatch(s)) is not None:
-            span = f"{row['who'] + ' ' if row['who'] else ''}{row['a']}-{row['b']} s"
-            self._add(f"transfer ({span})", row["tr"], f"{row['tu']}iB" if row["tu"] else "B", line, routed, core=False)
-            self._add(f"bitrate ({span})", row["br"], f"{row['bu']}bit/s", line, routed, core=False)
-            return True
+            return self._iperf(row, line, routed)
         if first == "*" and (bullet := _MLPERF_BULLET.fullmatch(s)) is not None:
             if bullet["done"]:
                 self._add("processed queries", bullet["done"], "queries", line, routed, core=False)
@@ -227,6 +226,13 @@ class SystemToolShapes:
                 self._add(f"{mount} {name}", *(size or (df[name], None)), line, routed, bare=size is None)
             self._add(f"{mount} use", df["use"], "%", line, routed)
             return True
+        if first == "=" and s[:3] == "==" + s[2:3] and (grind := _CACHEGRIND.fullmatch(s)) is not None:
+            return self._cachegrind(grind, line, routed)
+        if first == "F" and (found := _CRITERION_OUTLIERS.fullmatch(s)) is not None:
+            self._add("outliers", found["n"], None, line, routed, bare=True, core=False)
+            self._add("measurements", found["of"], None, line, routed, bare=True, core=False)
+            self._add("outliers share", found["pct"], "%", line, routed, core=False)
+            return True
         return self._build_tool(s, line, routed)
 
     def _perf_stat(self, perf, line: str, routed: bool) -> bool:
@@ -241,6 +247,46 @@ class SystemToolShapes:
                   core=False, noise_label=what.rsplit(" ", 1)[-1] or label)  # "CPUs utilized": a use, no count of CPUs
         if perf["share"] is not None:  # "(51.47%)": perf multiplexed the counter, scaled from this share of the run
             self._add(f"{event} counted share", perf["share"], "%", line, routed, core=False)
+        return True
+
+    def _numbered_line(self, s: str, line: str, routed: bool) -> bool:
+        """A tool's line that opens with a number: perf stat's counter, criterion's outliers of a kind, Julia's
+        @time, Intel MLC's row, dd's summary, top's process row, curl's progress meter."""
+        if "#" in s and (perf := _PERF_STAT.fullmatch(s)) is not None:
+            return self._perf_stat(perf, line, routed)
+        if "%) " in s and (kind := _CRITERION_OUTLIER_KIND.fullmatch(s)) is not None:  # "5 (5.00%) low mild"
+            self._add(f"{kind['kind']} outliers", kind["n"], None, line, routed, bare=True, core=False)
+            self._add(f"{kind['kind']} outliers share", kind["pct"], "%", line, routed, core=False)
+            return True
+        if " allocation" in s and (julia := _JULIA_TIME.fullmatch(s)) is not None:
+            return self._julia_time(julia, line, routed)
+        if "." in s and (" " in s or "\t" in s) and (row := _MLC_ROW.fullmatch(s)) is not None \
+                and self.line_before is not None and self._mlc(row, line, routed):
+            return True
+        return ("records " in s or " copied, " in s) and self._dd(s, line, routed) \
+            or ":" in s and (" S " in s or " R " in s or " I " in s or " D " in s) and self._top_process(s, line, routed) \
+            or s.count(":") >= 4 and self._curl(s, line, routed)
+
+    def _cachegrind(self, grind, line: str, routed: bool) -> bool:
+        """Valgrind cachegrind's summary line: the count (or rate) and its reads and writes in brackets."""
+        label = " ".join(grind["label"].split())  # "D   refs" as "D refs"
+        for suffix, num in (("", grind["num"]), (" rd", grind["rd"]), (" wr", grind["wr"])):
+            if num is not None:
+                unit = "%" if num.endswith("%") else None
+                self._add(f"{label}{suffix}", num.rstrip("%").replace(",", ""), unit, line, routed, bare=unit is None,
+                          core=False)
+        return True
+
+    def _iperf(self, row, line: str, routed: bool) -> bool:
+        """iperf3's interval or summary row: what it moved, at what bitrate; TCP's retransmits and congestion window."""
+        span = f"{row['who'] + ' ' if row['who'] else ''}{row['a']}-{row['b']} s"
+        self._add(f"transfer ({span})", row["tr"], f"{row['tu']}iB" if row["tu"] else "B", line, routed, core=False)
+        self._add(f"bitrate ({span})", row["br"], f"{row['bu']}bit/s", line, routed, core=False)
+        if row["retr"] is not None:
+            self._add(f"retransmits ({span})", row["retr"], None, line, routed, bare=True, core=False)
+        if row["cwnd"] is not None:
+            self._add(f"congestion window ({span})", row["cwnd"], f"{row['cu']}iB" if row["cu"] else "B", line, routed,
+                      core=False)
         return True
 
     def _build_tool(self, s: str, line: str, routed: bool) -> bool:

@@ -181,10 +181,11 @@ _PLAIN = ("", ())  # a cell of one value: no suffix, no other figure
 # Cells only their column says how to read: "3.5G" under "Size" or "VRAM" (ls -h's GiB), "1:21.40" under "Total
 # Time" (minutes and seconds; "20:46:40" under "Start Time" is a clock)
 _MAGNITUDE_CELL = LazyPattern(r"(\d+(?:\.\d+)?)([KMGT])")
-_SIZE_COLUMN = LazyPattern(r"(?:(?:file|model|bundle|disk|weights?|checkpoint|engine|artifact|download)\s+)?sizes?",
-                           re.I)  # not a prompt's, a context's or a batch's size
+_SIZE_COLUMN = LazyPattern(r"(?:(?:file|model|bundle|disk|weights?|checkpoint|engine|artifact|download)\s+)?sizes?"
+                           r"|(?:max|ave)?\s*(?:rss|vm\s*size)", re.I)  # not a prompt's, a context's or a batch's size;
+# sacct's "MaxRSS", "MaxVMSize" ("6040K": KiB)
 _CLOCK_CELL = LazyPattern(r"(?:(\d+):)?(\d{1,2}):(\d\d(?:\.\d+)?)")
-_ELAPSED_COLUMN = LazyPattern(r"time|duration|elapsed|wall|took|latency", re.I)
+_ELAPSED_COLUMN = LazyPattern(r"time|duration|elapsed|wall|took|latency|total\s*cpu", re.I)  # (sacct's "TotalCPU")
 _CLOCK_COLUMN = LazyPattern(r"start|end|stamp|begin|finish|date|clock|\bat\b|created|updated", re.I)
 
 
@@ -441,8 +442,9 @@ def _column_unit(name: str) -> Optional[str]:
 
 def _clocks_read(header: Optional[list], cells: list, values: list, extras: list) -> tuple:
     """(cells, values, extras) with a clock under a time column read as its duration ("01:11" under fastai's
-    "time"); unchanged where the row has none."""
-    if header is None or len(cells) != len(header) or not any(":" in c for c in cells):
+    "time"), a size with a magnitude under a size column as binary multiples ("6040K" under sacct's "MaxRSS");
+    unchanged where the row has none."""
+    if header is None or len(cells) != len(header) or not any(":" in c or c[-1:] in "KMGT" for c in cells):
         return cells, values, extras
     read = [_read_by_column(c, n) if c else c for c, n in zip(cells, header)]
     return (read, *_cell_values(read)) if read != cells else (cells, values, extras)
