@@ -138,7 +138,8 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
               "recon_loss:0.03 val_loss:0.04 max memory 6822.4", "kernels/gfx906: 0 blobs, 0 hashes",
               "remote: Enumerating objects: 81513, done.", "remote: Total 81513 (delta 48), reused 41 (delta 41)",
               "Scores: ['0.803', '0.793']", "             1,963      context-switches                 #   20.425 /sec",
-              "Energy consumed: 3364.62 Joules", "==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)"]
+              "Energy consumed: 3364.62 Joules", "==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)",
+              "  16,    10648,   1.503, 0.1334, 0.0888,   11449,   11138,    8433", "Loaded 9400000 embeddings"]
     read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
     assert len(read) > 1000
     data = [line.encode("utf-8", "surrogateescape") for line in read]

@@ -2772,3 +2772,21 @@ def test_a_labels_statistics_each_a_number_and_its_name_and_a_benchmarks_name_is
     assert figs(["transfer/Run multiple transfers with varying seeds",
                  "                        time:   [213.61 ms 224.95 ms 235.29 ms]"])[0] == (
         "multiple transfers with varying seeds time", 224.95, "ms")
+
+
+def test_a_csv_whose_cells_stand_comma_space_apart_and_end_in_a_comma():
+    # lc0's backendbench (held-out round 158): its header, words with spaces, is found above its first row
+    got = figs(["size, mean nps, mean ms,   sdev,     cv, max nps,  median, min nps,",
+                "  16,    10648,   1.503, 0.1334, 0.0888,   11449,   11138,    8433",
+                "  32,    17628,   1.815, 0.0348, 0.0192,   18145,   17641,   16285"])
+    assert ("mean nps", 10648, None) in got and ("mean nps", 17628, None) in got and ("cv", 0.0192, None) in got
+    # a nvidia-smi CSV row's PCI address is no value ("00000000:DE:00.0")
+    assert ("DE", 0, None) not in figs(["IDLE 1 0, 00000000:DE:00.0, GPU-7, NVIDIA PG506-230, 0, 98304, 0, 610.43.02"])
+
+
+def test_counts_of_records_and_embeddings():
+    # airbyte's read progress and VectorDBBench's loader (held-out round 158)
+    got = figs(["Read 10,000,135 records over 6min 7s (27,248.3 records / second)."])
+    assert ("Read", 10000135, "records") in got
+    assert figs(["INFO: Loaded 9400000 embeddings into VectorDB (serial_runner.py:93)"]) == [
+        ("Loaded", 9400000, "embeddings")]

@@ -48,14 +48,14 @@ _LINE_END = rb"(?:[^\n!-~]*(?m:$)|[^\n!-~]*?[\r\x0b\x0c\x1c-\x1e\xc2\xe2])"
 # \s knows (ASCII, \x1c-\x1f or the bytes of a UTF-8 sequence); no look-ahead after the unit.
 _FIGURE_GATE = (rb"(?:\d|[\x80-\xff]{2,4})[\s\x1c-\x1f\x80-\xff]*(?:[mnu]?s|\xc2\xb5s|\xce\xbcs|sec|SEC|milli|micro|nano|min|h|"
                 rb"tok|tps|TPS|RPS|rps|[tT]/s|it/s|/s|/\xe7\xa7\x92|\xe7\xa7\x92|req|[KMGT]i?B|[KkMGT]i?(?:[^0-9A-Za-z_.\n]|(?m:$))|kB|kb|bytes|%|user|"
-                rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|"
+                rb"maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|embeddings|vectors|records|"
                 rb"[gmt]b|\xc2\xb0C|\xe2\x84\x83|degC|[xX]|[KMGTP]?FLOP|[kmgtp]?flops|TOPS|TF|GF|fps|FPS|"
                 rb"[A-Za-z]{2,12}/s)|[tT]oken|\||\xe2\x94[\x82\x83]|\xe2\x95\x91|"
                 rb"_(?:ms|s|tps|per_second)\"|[mun]s\)|/s\)|\(s\)|iB\)|[KMGTk]B\)|\(%\)|\x1b"
                 # "label: 1780" / "p25 = 0.17" at a line's end (or before a separator str.splitlines cuts at), a
                 # heading such as "ttft_s" alone on its line, CSV rows and headers
                 rb"|(?:[\w) \t]|[\x80-\xff])[:=][ \t]*[-+]?[0-9][0-9.,]*(?:[eE][-+]?[0-9]+)?(?: ?/ ?[0-9][0-9.]*| of [0-9]+)*\**\"?" + _LINE_END +
-                rb"|[A-Za-z_]=[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]|\w=[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]|[A-Za-z_]:[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]+[A-Za-z_]\w*:[0-9]|\w:[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s|[a-z]:[ \t]+[0-9]+, done\.|Total [0-9]+ \(delta [0-9]|[0-9][ \t]+[A-Za-z_][\w/.:,=-]*[ \t]+#[ \t]+[0-9]|[0-9] rd[ \t]+\+[ \t]+[0-9]|[0-9]{4}[ \t]?B|[0-9] [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)|\w:[ \t]*[-+]?[0-9][0-9.]*[ \t]+#|\.\.[ \t][0-9]|[0-9][ \t]+<-{1,3}[ \t]|\xe2\x94\x81[ \t]+[(0-9]|\w:[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*(?m:$)|':[^\n!-~]*[-+]?[0-9]|(?:Int|ble)\([0-9]|[0-9][ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]|[A-Za-z][:=][ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"
+                rb"|[A-Za-z_]=[-+]?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?,?[ \t]|\w=[0-9][0-9./]*,[A-Za-z_]\w*=[0-9]|[A-Za-z_]:[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?[ \t]+[A-Za-z_]\w*:[0-9]|\w:[ \t]*[0-9]+ [a-z]{2,16}s, [0-9]+ [a-z]{2,16}s|[a-z]:[ \t]+[0-9]+, done\.|Total [0-9]+ \(delta [0-9]|[0-9][ \t]+[A-Za-z_][\w/.:,=-]*[ \t]+#[ \t]+[0-9]|[0-9] rd[ \t]+\+[ \t]+[0-9]|[0-9],[ \t]+[0-9][0-9.]*,[ \t]+[0-9][0-9.]*,[ \t]+[0-9]|[0-9]{4}[ \t]?B|[0-9] [a-z]{2,12} (?:samples|requests|queries|prompts|images|pages|documents|segments)|\w:[ \t]*[-+]?[0-9][0-9.]*[ \t]+#|\.\.[ \t][0-9]|[0-9][ \t]+<-{1,3}[ \t]|\xe2\x94\x81[ \t]+[(0-9]|\w:[ \t]*[-+]?[0-9][0-9.]*(?:,[ \t]*[-+]?[0-9][0-9.]*){2,},?[ \t]*(?m:$)|':[^\n!-~]*[-+]?[0-9]|(?:Int|ble)\([0-9]|[0-9][ \t]+/[ \t]+[0-9][0-9.]*[ \t]+/[ \t]+[0-9]|[A-Za-z][:=][ \t]*[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]"
                 rb"|_(?:ms|s|us|ns|sec|seconds|tps|per_s)[^\n!-~]*:?" + _LINE_END +
                 rb"|_(?:time|latency|duration)[ \t]*:" + _LINE_END +
                 rb"|[A-Za-z]  [0-9][0-9.]*(?:[eE][-+]?[0-9]+)?" + _LINE_END +

@@ -98,12 +98,13 @@ _COUNT_UNITS = {"tokens": "tokens", "token": "tokens", "tok": "tokens", "request
                 "queries": "queries", "instances": "instances", "token(s)": "tokens", "request(s)": "requests", "pages": "pages",
                 "prompts": "prompts", "reqs": "requests",
                 "docs": "documents", "documents": "documents", "segments": "segments", "images": "images",
-                "attempts": "attempts", "retries": "retries"}  # ollama's "18 token(s)"; vLLM's "Running: 1 reqs"
+                "attempts": "attempts", "retries": "retries", "embeddings": "embeddings", "vectors": "vectors",
+                "records": "records"}  # (a loader's "Loaded 9400000 embeddings")  # ollama's "18 token(s)"; vLLM's "Running: 1 reqs"
 
 
 _UNIT = (r"(?:tokens per second|tokens? / s(?:ec)?|ms / tok(?:en)?|tokens?/s(?:ec(?:ond)?s?)?(?:/user)?|req(?:uests)?/min|tok(?:en)?s?/min|toks?/s(?:ec)?(?:/user)?|[tT]/s(?:/u(?:ser)?)?|it/s|s/it|[mu\u00b5]?s/(?:sample|prompt|image|step|request|batch|query)|(?:samples|images|embeddings|embeds|sentences|frames|items|seqs|sequences|steps)/s(?:ec(?:ond)?)?|reqs?/s(?:/(?:replica|user|gpu))?|requests/s|req(?:uests)?/sec|queries/s|ms/[tT](?:ok(?:en)?)?|[u\u00b5]s/tok(?:en)?|[nmu]s/op|[nmu]?s/iter|"
          r"s/tok(?:en)?|tps|TPS|RPS|rps|fps|FPS|milliseconds?|millis|msec|ms|microseconds?|usec|nanoseconds?|nsec|seconds?|secs?|SECONDS?|SECS?|s|µs|μs|us|ns|minutes?|mins?|hours?|h|"
-         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]b(?:its?)?/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|[Jj]oules|k?Wh|[mk]?W|[Ww]atts?|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
+         r"tokens?/\u79d2|\u8bf7\u6c42/\u79d2|[KMGT]i?B/s|kB/s|B/s|[KMGT]b(?:its?)?/s|[GM]T/s|(?<=\d)[kKMGT]/s|[KMGTP]?FLOP(?:s/s|S|s|/s)|[KMGTP]?flops|TOPS|(?<=\d)TF(?:/s)?|(?<=\d)GF|(?!tok)[a-z][a-z]+/s(?:ec)?(?![a-z])|[KMGT]i?B|[KMGT]ib|(?<=\d)[KMGT]i(?![A-Za-z])|kB|kb|gb|mb|tb|[KMGT]b|B|(?<=\d )b|bytes|\u00b0C|\u2103|degC|%|token\(s\)|request\(s\)|tokens?|tok|requests|reqs|prompts|runs|queries|cycles|samples|calls|chunks|blocks|iterations|instances|docs|documents|pages|segments|images|attempts|retries|embeddings|vectors|records / s(?:ec(?:ond)?)?|records|/sec|/s|USD|EUR|GBP|INR|[mk]?J/(?:1[kK] tokens|tok(?:en)?)|[mk]?J|[Jj]oules|k?Wh|[mk]?W|[Ww]atts?|BPW|bpw|/min|\u6beb\u79d2|\u79d2|x|X(?![ \t]*\d)|\u00d7|\u500d)(?![\w/=])"
          r"|(?:[KMGT]i?B|kB)(?=/[\d.])")  # "(1.53GB/23.99GB)": a size used of a total
 
 
@@ -360,6 +361,8 @@ def _unit_kind(unit: Optional[str], label: str) -> tuple[Optional[str], Optional
     if unit in _SET_UNITS:
         return _SET_UNITS[unit]
     low = unit.lower().strip()
+    if " / " in low and low not in _RATE_UNITS:  # "27,248.3 records / second" (airbyte's): spaced as any rate
+        low = low.replace(" / ", "/")
     if low not in _RATE_UNITS and "/sec" in low:  # "req/sec", "tokens/second": per second however spelled
         low = _PER_SECOND.sub("/s", low)
     if low in _TIME_UNITS:

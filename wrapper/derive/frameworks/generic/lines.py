@@ -483,7 +483,8 @@ _BARE_END = LazyPattern(r"\s*(?:$|[,;|)\]}(]|[A-Za-z_#][\w .#()/-]{0,40}?\s*[:=]
 
 
 # times, dates, addresses ("0x7f3a", not "5.0x": a ratio), a bar's %
-_BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|(?<![\w.])0x[0-9a-fA-F]|\d\.\d+\.\d|\d%\|")
+_BAD_VALUE_AROUND = LazyPattern(r"\d[:/]\d|\d-\d\d-|(?<![\w.])0x[0-9a-fA-F]|\d\.\d+\.\d|\d%\||(?<=[0-9A-Fa-f]{4}:)[0-9A-Fa-f]{2}:\d\d\.\d")  # (a PCI
+# address: "00000000:DE:00.0")
 
 
 def _list_value(text: str) -> Optional[tuple]:

@@ -164,7 +164,7 @@ GATE_CHARS = 1024  # a figure shows in a line's first KiB: a long line of output
 # character behind it: re then skips, at C speed, to the next position where one can start, instead of trying
 # four alternatives at every character (2-3x faster on long lines of words or output).
 GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\x53\x55-\x5a\x5c\x5e\x60-\x73\x75-\x7a\x7e\x7f]"
-                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|SEC(?:OND)?S?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|[Jj]oules|[Ww]atts?|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
+                  r"(?:(?<=\d)\s{0,16}(?:[mnu\u00b5\u03bc]?s|(?:milli|micro|nano)?sec(?:ond)?s?|SEC(?:OND)?S?|[mnu]sec|millis|min(?:ute)?s?|h(?:ours?)?|toks?|tps|TPS|RPS|rps|[tT]/s|it/s|/s|req(?:uests?)?|[KMGT]i?B|[KMGT]i?(?![\w.])|k(?![\w.])|\u6beb?\u79d2|\u8bf7\u6c42/\u79d2|kB|kb|bytes|%|user|maximum resident|peak memory footprint|elapsed|[mk]?W|[mk]?J|k?Wh|[Jj]oules|[Ww]atts?|cycles|samples|calls|chunks|blocks|iterations|instances|queries|docs|documents|pages|segments|images|attempts|retries|embeddings|vectors|records|[gmt]b|\u00b0C|\u2103|degC|x(?!\w)|X(?![ \t]*\w)|[KMGTP]?FLOP[Ss]|[kmgtp]?flops|TOPS|TF|GF|fps|FPS"
                   r"|[A-Za-z]{2,12}/s(?:ec(?:ond)?)?)"
                   r"(?![A-Za-z])|(?<=[tT])oken|(?<=[|\u2502\u2503\u2551])|(?<=_)(?:ms|s|tps|per_second)\""
                   r"|(?<=[mun]s\)|/s\)|\(s\)|iB\))|(?<=[KMGTk]B\))|(?<=\(%\))"
@@ -204,6 +204,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
+                  r"|(?<=[0-9]),[ \t]+[0-9][0-9.]*,[ \t]+[0-9][0-9.]*,[ \t]+[0-9]"  # (", " apart: its header is found above it)
                   r"|(?<=\",)\"[A-Za-z_]"  # a quoted CSV header: "config_name","n_seq_max",…
                   r"|(?<=etric,)[A-Za-z]|(?<=[A-Za-z)],)\"?[-+]?[0-9][0-9.,]*\"?\s*$"  # two columns: "Metric,Value", "Name (ms),12.5"
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"

@@ -774,6 +774,10 @@ class TableShapes:
             self._quoted = [s]
             return True
         cells = next(csv.reader([s])) if '"' in s else s.split(",")  # '"1,146.31"': a quoted cell keeps its comma
+        if len(cells) > MIN_CSV_COLUMNS and not cells[-1].strip() and (header is None or len(cells) == len(header) + 1):
+            cells = cells[:-1]  # a comma ending every line (lc0's backendbench: "size, mean nps, …, min nps,")
+        if header is None and ", " in s and all(_CSV_NUMBER.fullmatch(c.strip()) for c in cells):
+            header = self._csv = self._csv_header_above(len(cells))  # (a row of numbers alone)
         by_row = header is not None and header[0].lower() in _ROW_HEADERS  # "Metric,avg,min,…": rows named first
         if len(cells) < MIN_CSV_COLUMNS and not (len(cells) == 2 and (by_row or cells[0].strip().lower() in _ROW_HEADERS)):
             return False
@@ -812,6 +816,19 @@ class TableShapes:
             self._unnamed_row(cells, valued, line, routed)
             return True
         return False
+
+    def _csv_header_above(self, columns: int) -> Optional[list]:
+        """The line above a CSV row whose cells stand ", " apart, as its header when it is one: as many names (a
+        header of words with spaces is no line the gate lets through, so it was never fed: lc0's "size, mean nps,")."""
+        above = self.line_before(1) if self.line_before is not None else None
+        if not above or "," not in above or len(above) > MAX_LINE_CHARS:
+            return None
+        names = above.split(",")
+        if len(names) > MIN_CSV_COLUMNS and not names[-1].strip():
+            names = names[:-1]
+        if len(names) != columns or not all(_CSV_NAME.fullmatch(n.strip()) for n in names):
+            return None
+        return [_SQUARE_UNIT.sub(r" (\1)", n.strip()) for n in names]
 
     def _unnamed_row(self, cells: list, valued: list, line: str, routed: bool) -> None:
         """A CSV row with no header whose cells print their units (nvidia-smi --query-gpu=… --format=csv,noheader:
