@@ -2790,3 +2790,23 @@ def test_counts_of_records_and_embeddings():
     assert ("Read", 10000135, "records") in got
     assert figs(["INFO: Loaded 9400000 embeddings into VectorDB (serial_runner.py:93)"]) == [
         ("Loaded", 9400000, "embeddings")]
+
+
+def test_osu_tables_a_commented_header_with_units_and_rows_named_by_their_size():
+    # OSU micro-benchmarks (held-out round 159): "# Size  Bandwidth (MB/s)" over two columns, a comment between
+    assert figs(["# OSU MPI Bandwidth Test v7.5", "# Size      Bandwidth (MB/s)", "# Datatype: MPI_CHAR.",
+                 "1                       3.87", "2                       8.19"]) == [
+        ("Bandwidth", 3.87, "MB/s"), ("Bandwidth", 8.19, "MB/s")]
+    # rows whose header the paste lost, each named by its message size
+    got = figs(["1                      50.89             18.27             89.23        1000",
+                "2                      50.20             18.24             88.37        1000"])
+    assert ("1 column 2", 50.89, None) in got and ("2 column 4", 88.37, None) in got
+    # devices numbered over a connectivity matrix, and its flags, are no rows
+    assert figs(["     D\\D     0     1     2     3", "     0\t     1     1     1     1", "     1\t     1     1     1     1"]) == []
+
+
+def test_pandas_describe_header_with_percentile_columns():
+    # a pandas describe() frame as markdown (held-out round 159): "25%" names a column there
+    got = figs(["|                    |   count |    mean |   25% |     50% |", "|:--|--:|--:|--:|--:|",
+                "| results_a          |    1904 | 53.9296 |    46 | 53      |"])
+    assert ("results a count", 1904, None) in got and ("results a 25%", 46, None) in got

@@ -75,6 +75,9 @@ _TEXT_COLUMNS = frozenset(("Line Contents", "Command", "COMMAND", "Name", "NAME"
 _BARE_DIGIT_CELL = LazyPattern(r"\|\s*[-+~]?\d")  # a cell that opens with a number: a row, no header
 
 
+_UNIT_NAME = LazyPattern(r"#?\s*[A-Za-z][\w .%-]{0,30}?\s*\([^()\d]{1,12}\)")  # "Bandwidth (MB/s)", "Avg Latency(us)"
+
+
 _COLUMN_KEY = LazyPattern(r"[A-Za-z_][\w.%-]*")  # a column's name as a program prints it ("data_type", "FP8")
 
 
@@ -335,6 +338,21 @@ def _row_name(cells: list, values: list, fractions: list, headed: bool) -> Optio
     return (names[0] if headed else " ".join(names)) if names else None
 
 
+_PERCENTILE_NAME = LazyPattern(r"\d{1,2}(?:\.\d+)?%")  # a column named by a percentile ("25%", "99.9%")
+
+
+def _unless_names(header: Optional[list], cells: list, values: list) -> list:
+    """A barred row's values, or none where no header is open and the row is one whose names include percentiles
+    ("count | mean | 25% | 50% | max": every cell a name or a percentile, two names at least)."""
+    if header is not None or not any(values):
+        return values
+    names = sum(1 for c, v in zip(cells, values) if c and v is None and _BARE_NAME.fullmatch(c))
+    if names >= 2 and all(not c or (v is None and _BARE_NAME.fullmatch(c)) or _PERCENTILE_NAME.fullmatch(c)
+                          for c, v in zip(cells, values)):
+        return [None] * len(cells)
+    return values
+
+
 def _named_row(cells: list, values: list) -> bool:
     """A headerless fixed-width row of a name, then values, at least one with its unit, and maybe counts of how many
     (``7/8``) and a mark that is no word (``✅``): each value with a unit is a figure of the name."""
@@ -360,10 +378,15 @@ def _run_cells(text: str) -> tuple:
 def _run_shape(cells: list, values: list) -> Optional[tuple]:
     """The shape of a headerless table's row, or None: a name (a letter in it), then numbers alone, at least
     ``MIN_RUN_NUMBERS`` of them; the shape is how many cells and which print a unit ("%", "x")."""
-    if len(cells) < MIN_RUN_NUMBERS + 1 or values[0] is not None or not any(ch.isalpha() for ch in cells[0]):
+    if len(cells) < MIN_RUN_NUMBERS + 1 or (values[0] is not None or not any(ch.isalpha() for ch in cells[0])) \
+            and not cells[0].isdigit():  # (or a whole number naming the row: OSU's message size, "1  50.89  18.27 …")
         return None
     if any(v is None for v in values[1:]):
         return None
+    nums = [v["num"] for v in values[1:]]
+    if all(n.isdigit() for n in nums) and (cells[0].isdigit() or [int(n) for n in nums] == list(
+            range(int(nums[0]), int(nums[0]) + len(nums)))):
+        return None  # devices numbered over a matrix ("D\\D  0  1  2"), or flags under them ("0  1  1  1"): no table's row
     return len(cells), tuple(bool(v["unit"] or v["sunit"]) for v in values[1:])
 
 
@@ -492,7 +515,8 @@ class TableShapes:
             original, indented = header, self._spaced_indented
         cells, values, extras = _clocks_read(header, cells, values, extras)
         least = 1 if header is not None and _unit_column(header) is not None else least
-        if header is None and not pair and values[0] is None and self._headerless(cells, values, extras, line, routed):
+        if header is None and not pair and (values[0] is None or cells[0].isdigit()) \
+                and self._headerless(cells, values, extras, line, routed):
             return True
         trailing = None
         if header is not None and len(cells) == len(header) + 1 and cells[0].isdigit() and (values[1] is None or indented):
@@ -541,7 +565,7 @@ class TableShapes:
         their units (``_named_values``); True: read."""
         if self._headerless_run(cells, values, extras, line, routed):
             return True
-        return _named_row(cells, values) and self._named_values(cells, values, line, routed)
+        return values[0] is None and _named_row(cells, values) and self._named_values(cells, values, line, routed)
 
     def _headerless_run(self, cells: list, values: list, extras: list, line: str, routed: bool) -> bool:
         """Rows of a fixed-width table whose header the log does not hold (cut above it): a name, then
@@ -707,11 +731,11 @@ class TableShapes:
         not that."""
         for back in (1, 2):
             above = self.line_before(back)
-            cells = _COLUMN_GAP.split(above.strip()) if above else []
-            if len(cells) == 2 and all(_COLUMN_KEY.fullmatch(c) for c in cells):
-                return cells
-            if back == 2 or len(cells) != 1 or _COLUMN_KEY.fullmatch(cells[0]) is None:
-                return None
+            cells = [c.lstrip("# ") for c in _COLUMN_GAP.split(above.strip())] if above else []
+            if len(cells) == 2 and all(_COLUMN_KEY.fullmatch(c) or _UNIT_NAME.fullmatch(c) for c in cells):
+                return cells  # (or a name and its unit, commented: OSU's "# Size      Bandwidth (MB/s)")
+            if back == 2 or len(cells) != 1 or _COLUMN_KEY.fullmatch(cells[0]) is None and not above.startswith("# "):
+                return None  # (its index's name, or a comment: OSU's "# Datatype: MPI_CHAR.")
         return None
 
     def _header_for_row(self, s: str, cells: list, values: list, extras: list) -> tuple:
@@ -900,6 +924,7 @@ class TableShapes:
         if self._header is None and self._text_box(cells, line, routed):
             return
         values, extras = _cell_values(cells, ruled=True)
+        values = _unless_names(self._header, cells, values)  # pandas' describe() header: "| | count | … | 25% | max |"
         fractions = [_FRACTION.fullmatch(c) if v is None and "/" in c else None for c, v in zip(cells, values)]
         row = _row_name(cells, values, fractions, self._header is not None)
         if not any(values) or (self._header is None and row is None):
