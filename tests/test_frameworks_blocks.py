@@ -139,7 +139,7 @@ def test_the_bytes_gate_finds_every_line_the_general_readers_gate_finds():
               "remote: Enumerating objects: 81513, done.", "remote: Total 81513 (delta 48), reused 41 (delta 41)",
               "Scores: ['0.803', '0.793']", "             1,963      context-switches                 #   20.425 /sec",
               "Energy consumed: 3364.62 Joules", "==2919== D   refs:       66,429  (54,246 rd   + 12,183 wr)",
-              "  16,    10648,   1.503, 0.1334, 0.0888,   11449,   11138,    8433", "Loaded 9400000 embeddings"]
+              "  16,    10648,   1.503, 0.1334, 0.0888,   11449,   11138,    8433", "Loaded 9400000 embeddings", "256, 0.0069244384765625, 0.004845798271379462"]
     read = [line for line in lines if generic.GATE.search(line, 0, generic.GATE_CHARS) is not None]
     assert len(read) > 1000
     data = [line.encode("utf-8", "surrogateescape") for line in read]

@@ -2810,3 +2810,12 @@ def test_pandas_describe_header_with_percentile_columns():
     got = figs(["|                    |   count |    mean |   25% |     50% |", "|:--|--:|--:|--:|--:|",
                 "| results_a          |    1904 | 53.9296 |    46 | 53      |"])
     assert ("results a count", 1904, None) in got and ("results a 25%", 46, None) in got
+
+
+def test_a_three_column_csv_comma_space_apart():
+    # PyTorch on an Arc A770 (held-out round 160): "size, elapsed_time, tops", rows of three numbers
+    got = figs(["size, elapsed_time, tops", "256, 0.0069244384765625, 0.004845798271379462",
+                "304, 0.002539801597595215, 0.022123353278146574"])
+    assert ("tops", 0.022123353278146574, None) in got and ("elapsed time", 0.0069244384765625, None) in got
+    # a list of settings that goes on in words is no row ("1, 4, 16 and inf")
+    assert figs(["- Average QPS (query per second): 1, 4, 16 and inf."]) == []

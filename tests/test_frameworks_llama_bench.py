@@ -101,3 +101,13 @@ def test_rows_pasted_without_their_header_show_their_own_columns():
     grep = "lcp q8_0 | qwen3 4B Q8_0                  |   3.98 GiB |     4.02 B | CPU        |      16 |    tg128 @ d128 |         30.70 ± 0.01 |"
     (rep,) = parse_lines([grep])
     assert rep["eval_tps"] == 30.70 and rep["extra"]["depth_tokens"] == 128
+
+
+def test_a_plus_sign_in_place_of_the_plus_minus():
+    # llama-bench over RPC on an Arc A770 (held-out round 160): the paste turned "±" into "+"
+    lines = ["| model                          |       size |     params | backend    | ngl | fa |            test |                  t/s |",
+             "| ------------------------------ | ---------: | ---------: | ---------- | --: | -: | --------------: | -------------------: |",
+             "| llama 7B Q4_0                  |   3.56 GiB |     6.74 B | RPC,Vulkan | 100 |  0 |           pp512 |        903.49 + 3.16 |",
+             "| llama 7B Q4_0                  |   3.56 GiB |     6.74 B | RPC,Vulkan | 100 |  0 |           tg128 |         50.90 + 0.06 |"]
+    runs = parse_lines(lines)
+    assert [row(r) for r in runs] == [("pp512", 512, 903.49, 3.16), ("tg128", 128, 50.9, 0.06)]

@@ -30,9 +30,9 @@ NAME = "llama-bench"
 BATCHED, SWEEP = "llama-batched-bench", "llama-sweep-bench"  # the other bench tools whose tables it reads
 
 _TEST = re.compile(r"(pp|tg) ?(\d+)(?:\+tg ?(\d+))?(?: @ d(\d+))?")
-_TPS = re.compile(r"([\d.]+)(?:\s*\u00b1\s*|\s{2,})([\d.]+)")
+_TPS = re.compile(r"([\d.]+)(?:\s*\u00b1\s*|\s{2,}|\s\+\s)([\d.]+)")
 # a rate whose "±" a paste lost: "|  2.60   0.02 |", the row's last cell two numbers apart
-_LOST_SPREAD = re.compile(r"\|\s*[\d.]+\s{2,}[\d.]+\s*\|?\s*$")
+_LOST_SPREAD = re.compile(r"\|\s*[\d.]+(?:\s{2,}|\s\+\s)[\d.]+\s*\|?\s*$")  # (or a "+" for it: "903.49 + 3.16")
 
 
 def _spread(text: str) -> bool:

@@ -204,7 +204,7 @@ GATE = re.compile(r"[^\x00-\x08\x0a-\x21\x23-\x28\x2a\x2b\x2d-\x2f\x3b\x3c\x3e-\
                   r"|(?<=\{)\s*$|(?<=\})\s*,?\s*$|(?<=\})[ \t]+[-+]?[0-9]"  # a JSON object's ends, a metric{…} value
                   r"|(?<=_)(?:total|sum|count|seconds|bytes)[ \t]+[-+]?[0-9]"  # a Prometheus sample without labels
                   r"|(?<=[0-9]),[0-9][0-9.]*,[0-9]|(?<=[A-Za-z_)],)[A-Za-z_][\w()/%.-]*,[A-Za-z_(]"  # CSV rows, headers
-                  r"|(?<=[0-9]),[ \t]+[0-9][0-9.]*,[ \t]+[0-9][0-9.]*,[ \t]+[0-9]"  # (", " apart: its header is found above it)
+                  r"|(?<=[0-9])[0-9.]*(?:,[ \t]+[-+]?[0-9][0-9.eE+-]*){2,},?[ \t]*$"  # (", " apart: its header is found above it)
                   r"|(?<=\",)\"[A-Za-z_]"  # a quoted CSV header: "config_name","n_seq_max",…
                   r"|(?<=etric,)[A-Za-z]|(?<=[A-Za-z)],)\"?[-+]?[0-9][0-9.,]*\"?\s*$"  # two columns: "Metric,Value", "Name (ms),12.5"
                   r"|(?<=bytes):[0-9]|(?<=ercent):[0-9]|(?<=econds):[0-9]|(?<=\.Count):[0-9]"
