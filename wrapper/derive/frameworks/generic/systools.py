@@ -1,5 +1,7 @@
 """The general reader's Unix tools: what people paste beside a slow model from ``free``, ``top``, ``df``, ``dd`` and
-``curl`` (and ``rocm-smi --showclocks``'s current levels).
+``curl`` (and ``rocm-smi --showclocks``'s current levels); and the measuring and building tools pasted beside it:
+``perf stat``'s counters, valgrind cachegrind's summary, Rust criterion's outliers, iperf3's rows, cmake's progress and
+git's clone counts.
 
 Each line is read on its own, so a row still reads when the block reader skipped its header (a header holds no
 figure): ``free``'s row names its columns by position (procps' order), ``df``'s row ends in its mount point, ``top``'s
@@ -226,7 +228,7 @@ class SystemToolShapes:
                 self._add(f"{mount} {name}", *(size or (df[name], None)), line, routed, bare=size is None)
             self._add(f"{mount} use", df["use"], "%", line, routed)
             return True
-        if first == "=" and s[:3] == "==" + s[2:3] and (grind := _CACHEGRIND.fullmatch(s)) is not None:
+        if first == "=" and s.startswith("==") and (grind := _CACHEGRIND.fullmatch(s)) is not None:
             return self._cachegrind(grind, line, routed)
         if first == "F" and (found := _CRITERION_OUTLIERS.fullmatch(s)) is not None:
             self._add("outliers", found["n"], None, line, routed, bare=True, core=False)
