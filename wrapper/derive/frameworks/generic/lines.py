@@ -1146,9 +1146,10 @@ class LineShapes:
         counted = _COUNTED_RECORD.fullmatch(s)
         if counted is None:
             return
-        if self._stat_record(counted, line, routed, taken):
+        found = list(_COUNTED_ITEM.finditer(counted["items"]))
+        if self._stat_record(counted, found, line, routed, taken):
             return
-        items = [m for m in _COUNTED_ITEM.finditer(counted["items"]) if m["unit"] is None
+        items = [m for m in found if m["unit"] is None
                  and _unit_kind(m["word"], "")[1] in (None, "count") and m["word"][-1] == "s" and "." not in m["num"]]
         if len(items) < 2:
             return
@@ -1159,11 +1160,10 @@ class LineShapes:
                       noise_label=m["word"])  # (the thing counted says whether it is noise, not the words before)
             taken.append((start + m.start(), start + m.end()))
 
-    def _stat_record(self, counted: re.Match, line: str, routed: bool, taken: list) -> bool:
+    def _stat_record(self, counted: re.Match, items: list, line: str, routed: bool, taken: list) -> bool:
         """A label's statistics, each a number and the statistic's name ("Peak heap memory usage (MiB): 407.04 min,
         683.52 max, 527 mean", Ray Data's stats): labelled by the statistic, the unit from the label's brackets; read
         when every item names a statistic and one is no "min" (a minute's abbreviation alone); True: read."""
-        items = list(_COUNTED_ITEM.finditer(counted["items"]))
         if not all(_STAT_COLUMN.fullmatch(m["word"]) or m["word"] == "total" for m in items) \
                 or all(m["word"] == "min" for m in items):
             return False

@@ -324,6 +324,14 @@ def _row_cells(s: str) -> list:
     return cells
 
 
+def _blank_text_cell(header: list, cells: list) -> Optional[list]:
+    """A row of numbers one cell short of its header whose last column is text, that cell added blank (line_profiler's
+    row of a blank source line under "Line Contents"), or None."""
+    if len(cells) == len(header) - 1 and header[-1] in _TEXT_COLUMNS and all(map(_number_cell, cells)):
+        return cells + [""]
+    return None
+
+
 def _number_cell(cell: str) -> bool:
     """Whether a cell is a number, not a name: a digit and no letter ("1/(1-Percentile)" is a name)."""
     return any(ch.isdigit() for ch in cell) and not any(ch.isalpha() for ch in cell)
@@ -553,8 +561,7 @@ class TableShapes:
         one: cut where the names start, a blank last text cell, a last value's unit apart from it."""
         if len(cells) < len(header) and "\t" not in s:
             cells = self._at_header_columns(s) or cells  # "llama3:8b-instruct-fp16 c666fe422df7": one space apart
-            if len(cells) == len(header) - 1 and header[-1] in _TEXT_COLUMNS and all(map(_number_cell, cells)):
-                cells = cells + [""]  # line_profiler's row whose "Line Contents" is blank (its source's blank line)
+            cells = _blank_text_cell(header, cells) or cells
         if len(cells) == len(header) + 1 and len(cells[-1]) <= 4 and _unit_kind(cells[-1], "")[1] is not None \
                 and cells[-2][-1:].isdigit():
             cells = cells[:-2] + [f"{cells[-2]} {cells[-1]}"]  # "1.75        x": a last value's unit apart from it
@@ -664,9 +671,9 @@ class TableShapes:
         self._spaced_indented = line.lstrip(">")[:1].isspace()
 
     def _matrix_line(self, s: str, line: str, routed: bool) -> bool:
-        """A device matrix's header (``_matrix_header``) or the SUM line under it (``matrix_sum``); True: read."""
+        """A device matrix's header (``_matrix_header``) or the SUM line under it (``_matrix_sum``); True: read."""
         if s[0] == "S":
-            return s.startswith("SUM ") and self.matrix_sum(s, line, routed)
+            return s.startswith("SUM ") and self._matrix_sum(s, line, routed)
         return _MATRIX_HEADER.fullmatch(s) is not None and self._matrix_header(s)
 
     def _matrix_header(self, s: str) -> bool:
@@ -691,7 +698,7 @@ class TableShapes:
         if len(cells) != columns + 1 or not _MATRIX_ROW_NAME.fullmatch(cells[0]) \
                 or not all(map(_MATRIX_CELL.fullmatch, cells[1:])):
             self._matrix = None
-            self._matrix_unit = unit  # a SUM line below names no unit of its own (``matrix_sum``)
+            self._matrix_unit = unit  # a SUM line below names no unit of its own (``_matrix_sum``)
             return False
         row = f"{cells[0]} to" if cells[0].isdigit() else f"{cells[0]} device"  # "BiDir device 3"
         for column, cell in enumerate(cells[1:]):
@@ -699,7 +706,7 @@ class TableShapes:
                 self._add(f"{title} {row} {column}", cell, unit, line, routed)
         return True
 
-    def matrix_sum(self, s: str, line: str, routed: bool) -> bool:
+    def _matrix_sum(self, s: str, line: str, routed: bool) -> bool:
         """nvbandwidth's "SUM <test> <total>" under its matrix: the total, in the matrix's unit; True: read."""
         m = _MATRIX_SUM.fullmatch(s)
         if m is None:
@@ -743,9 +750,8 @@ class TableShapes:
         the header's names start when one of its cells ran into the next one space apart (``ollama ps``'s
         "42%/58% CPU/GPU 4 minutes from now" under "PROCESSOR       UNTIL")."""
         header = self._header_above(len(cells), named=values[0] is None, row=s)
-        if header is not None and len(cells) == len(header) - 1 and header[-1] in _TEXT_COLUMNS \
-                and all(map(_number_cell, cells)):
-            return header, cells + [""], values + [None], extras + [_PLAIN]  # its last cell, text, blank
+        if header is not None and (blanked := _blank_text_cell(header, cells)) is not None:
+            return header, blanked, values + [None], extras + [_PLAIN]
         if header is not None and len(cells) < len(header):
             cut = self._at_header_columns(s) if "\t" not in s else None
             if cut is None or len(cut) != len(header):
